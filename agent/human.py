@@ -1,0 +1,411 @@
+"""A human at the terminal: the state they may see, the question, numbered options, free text where asked.
+
+Everything shown comes from the decision (its observation is exactly what this actor may know), so a human seat
+cannot see more than an AI seat would. Input and output are injectable (``rich.Console(file=...)`` and an input
+function) so that tests can play through it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console, Group, RenderableType
+from rich.markup import escape
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+from rich.tree import Tree
+
+from engine.core.decision import IllegalAnswer
+from engine.core.events import NarrationEvent
+
+if TYPE_CHECKING:
+    from engine.core.decision import Decision
+    from engine.core.session import Session
+
+__all__ = ["HumanAgent", "QuitAndSave", "render_observation", "LABELS"]
+
+#: Japanese game terms shown next to the ASCII keys of observations
+LABELS = {
+    "me": "自分",
+    "characters": "キャラクター",
+    "relations": "関係",
+    "emotions": "感情",
+    "scene": "シーン",
+    "abilities": "能力値",
+    "passion": "情熱",
+    "grace": "気品",
+    "maturity": "大人",
+    "willpower": "気力",
+    "kiryoku": "気力",
+    "skills": "特技",
+    "basic_skills": "基本特技",
+    "class_skills": "クラス特技",
+    "sublimated": "昇華",
+    "strength": "強度",
+    "curses": "呪い",
+    "hand": "手札",
+    "victory_conditions": "勝利条件",
+}
+_FIRST = ("me", "characters", "relations", "scene")
+HELP = (
+    "Answer with the number (or id) of an option; for several, separate them with spaces or commas.\n"
+    "Commands: help (this text), state (show what you know), log (recent narration), quit (save and stop)."
+)
+
+
+class QuitAndSave(Exception):
+    """The player asked to stop; the log is already on disk, so the session can be resumed later."""
+
+
+def _label(key: Any) -> str:
+    k = str(key)
+    ja = LABELS.get(k)
+    return f"{ja} ({k})" if ja else k
+
+
+def _scalar(v: Any) -> bool:
+    return v is None or isinstance(v, (str, int, float, bool))
+
+
+def _compact(v: Any) -> str:
+    if _scalar(v):
+        return "" if v is None else str(v)
+    if isinstance(v, Mapping):
+        return ", ".join(f"{LABELS.get(str(k), k)} {_compact(x)}" for k, x in v.items())
+    if isinstance(v, (list, tuple)):
+        return ", ".join(_compact(x) for x in v)
+    return str(v)
+
+
+_LONG = 40  # characters: longer texts are left out of compact views (use `state` for everything)
+_MAX_COLS = 8
+
+
+def _small(v: Any, compact: bool) -> bool:
+    """Fits in one table cell: a scalar (short in compact views), a list of scalars, or a flat mapping."""
+    if isinstance(v, str):
+        return not compact or len(v) <= _LONG
+    if _scalar(v):
+        return True
+    if isinstance(v, (list, tuple)):
+        return all(_scalar(x) and not (compact and isinstance(x, str) and len(x) > _LONG) for x in v)
+    if isinstance(v, Mapping):
+        return all(_scalar(x) and _small(x, compact) for x in v.values())
+    return False
+
+
+def _records_table(rows: Sequence[tuple[str | None, Mapping[str, Any]]], compact: bool) -> Table:
+    cols: list[str] = []
+    for _, row in rows:
+        for k in row:
+            if k in cols or not all(_small(r.get(k), compact) for _, r in rows):
+                continue
+            if all(r.get(k) == key for key, r in rows):  # the id again
+                continue
+            if compact and all(r.get(k) in (None, "", [], {}) for _, r in rows):
+                continue
+            cols.append(k)
+    if compact:
+        cols = cols[:_MAX_COLS]
+    keyed = any(key is not None for key, _ in rows)
+    t = Table(show_header=True, header_style="bold", box=None, padding=(0, 1))
+    if keyed:
+        t.add_column("")
+    for c in cols:
+        t.add_column(escape(_label(c)))
+    for key, row in rows:
+        cells = [escape(_compact(row.get(c))) for c in cols]
+        t.add_row(*([escape(str(key))] if keyed else []), *cells)
+    return t
+
+
+def _renderable(value: Any, compact: bool = False) -> RenderableType | None:
+    """A rich view of any observation value; in compact views long texts and deep structures are left out."""
+    if _scalar(value):
+        return Text(_compact(value))
+    if isinstance(value, Mapping):
+        if value and all(isinstance(v, Mapping) for v in value.values()):  # id -> record: one row each
+            return _records_table([(str(k), v) for k, v in value.items()], compact)
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(style="bold", no_wrap=True)
+        grid.add_column()
+        nested: list[tuple[str, Any]] = []
+        for k, v in value.items():
+            if _small(v, compact):
+                grid.add_row(escape(_label(k)), escape(_compact(v)))
+            elif not compact or (isinstance(v, (list, tuple)) and v and all(isinstance(x, Mapping) for x in v)):
+                nested.append((k, v))
+        if not nested:
+            return grid
+        tree = Tree(grid, guide_style="dim")
+        for k, v in nested:
+            sub = _renderable(v, compact)
+            if sub is not None:
+                tree.add(Group(Text(_label(k), style="bold"), sub))
+        return tree
+    if isinstance(value, (list, tuple)):
+        if value and all(isinstance(x, Mapping) for x in value):
+            return _records_table([(None, x) for x in value], compact)
+        if all(_scalar(x) for x in value):
+            return Text(_compact(value))
+        if compact:
+            return None
+        tree = Tree("", guide_style="dim")
+        for x in value:
+            sub = _renderable(x, compact)
+            if sub is not None:
+                tree.add(sub)
+        return tree
+    return Text(str(value))
+
+
+def render_observation(obs: Mapping[str, Any], title: str = "", *, compact: bool = False) -> RenderableType:
+    """A panel of what the actor knows: the usual sections first (me, characters, relations, scene), then the rest.
+
+    ``compact`` (shown before each decision) keeps to one screen: short fields, one row per character;
+    the full view (the ``state`` command) shows everything.
+    """
+    keys = [k for k in _FIRST if k in obs] + [k for k in obs if k not in _FIRST]
+    parts: list[RenderableType] = []
+    flat = {k: obs[k] for k in keys if _small(obs[k], compact) and obs[k] not in (None, "", [], {})}
+    if flat:
+        parts.append(_renderable(flat, compact) or Text(""))
+    for k in keys:
+        v = obs[k]
+        if v is None or v == [] or v == {} or k in flat or _small(v, compact):
+            continue
+        body = _renderable(v, compact)
+        if body is None:
+            continue
+        parts.append(Text(_label(k), style="bold underline"))
+        parts.append(body)
+    if not parts:
+        parts.append(Text("(nothing to show)", style="dim"))
+    return Panel(Group(*parts), title=escape(title) if title else None, border_style="cyan")
+
+
+class HumanAgent:
+    """Terminal player; see the module docstring. ``quit`` raises ``QuitAndSave``."""
+
+    name = "human"
+
+    def __init__(
+        self,
+        console: Console | None = None,
+        input_fn: Callable[[str], str] | None = None,
+        *,
+        show_state: bool = True,
+        recent: int = 8,
+    ):
+        self.console = console or Console()
+        #: with an injected input function the prompts and answers are echoed, so the output reads like a session
+        self._echo = input_fn is not None
+        self._input = input_fn or (lambda prompt: self.console.input(Text(prompt)))
+        self.show_state = show_state
+        self._last_obs: dict[str, Any] = {}  # display only: what was last shown to each actor
+        self.recent = recent
+
+    # -- input -----------------------------------------------------------------------------------------------
+    def _ask(self, prompt: str, decision: Decision, session: Session | None) -> str:
+        """One line of input; commands are handled here and never reach the caller."""
+        while True:
+            try:
+                line = self._input(prompt)
+            except EOFError:
+                raise QuitAndSave("end of input") from None
+            if self._echo:
+                self.console.print(prompt + line, markup=False, highlight=False)
+            cmd = line.strip()
+            low = cmd.lower()
+            if low in ("help", "?"):
+                self.console.print(HELP, markup=False)
+            elif low == "state":
+                self._state(decision)
+            elif low == "log":
+                self._log(session)
+            elif low in ("quit", "exit"):
+                raise QuitAndSave("the player quit")
+            else:
+                return cmd
+
+    def notify_illegal(self, error: IllegalAnswer) -> None:
+        self.console.print(f"[red]not allowed:[/] {escape(error.problem)}")
+
+    # -- display ---------------------------------------------------------------------------------------------
+    def _state(self, decision: Decision, compact: bool = False) -> None:
+        self.console.print(render_observation(decision.observation, title=f"{decision.actor}", compact=compact))
+
+    def _log(self, session: Session | None) -> None:
+        if session is None:
+            return
+        lines = [e for e in session.events if isinstance(e, NarrationEvent)][-self.recent :]
+        if not lines:
+            self.console.print("(no narration yet)", style="dim")
+        for e in lines:
+            self.console.print(f"[bold]{escape(e.actor)}[/]: {escape(e.text)}")
+
+    def _show(self, decision: Decision) -> None:
+        if self.show_state:
+            obs = decision.observation
+            if obs != self._last_obs.get(decision.actor):
+                self._state(decision, compact=True)
+                self._last_obs[decision.actor] = obs
+            else:
+                self.console.print("[dim](state unchanged; type `state` to see it)[/]")
+        head = f"[bold]{escape(decision.actor)}[/] — {escape(decision.kind)} [dim]({escape(decision.rule)})[/]"
+        self.console.print(Panel(Text(decision.prompt), title=head, title_align="left", border_style="magenta"))
+        if decision.options is not None:
+            for i, o in enumerate(decision.options, 1):
+                self.console.print(f"  [bold]{i}[/]. {escape(o.label)} [dim]\\[{escape(o.id)}][/]")
+            if decision.pick is not None:
+                lo, hi = decision.pick
+                self.console.print(f"  choose {lo} to {hi}, separated by spaces or commas" + (" (Enter for none)" if lo == 0 else ""))
+
+    # -- acting ----------------------------------------------------------------------------------------------
+    def act(self, decision: Decision, session: Session | None = None) -> Any:
+        self._show(decision)
+        while True:
+            if decision.payload_model is not None:
+                answer: dict[str, Any] = {"payload": self._payload(decision, session)}
+            else:
+                picked = self._options(decision, session)
+                answer = {"choice": picked} if decision.pick is None else {"choices": picked}
+            if decision.speech:
+                text = self._ask("say something (Enter to skip)> ", decision, session)
+                if text:
+                    answer["text"] = text
+            try:
+                decision.check(answer)
+            except IllegalAnswer as e:
+                self.notify_illegal(e)
+                continue
+            return answer
+
+    def _resolve_option(self, token: str, decision: Decision) -> str | None:
+        ids = decision.option_ids
+        if token.isdigit() and 1 <= int(token) <= len(ids):
+            return ids[int(token) - 1]
+        if token in ids:
+            return token
+        return None
+
+    def _options(self, decision: Decision, session: Session | None) -> Any:
+        while True:
+            line = self._ask("> ", decision, session)
+            if decision.pick is None:
+                oid = self._resolve_option(line, decision)
+                if oid is None:
+                    self.console.print(f"type a number 1-{len(decision.option_ids)} (or help)")
+                    continue
+                return oid
+            tokens = [t for t in line.replace(",", " ").split() if t]
+            picked = [self._resolve_option(t, decision) for t in tokens]
+            if any(p is None for p in picked):
+                bad = [t for t, p in zip(tokens, picked, strict=True) if p is None]
+                self.console.print(f"unknown option(s): {escape(' '.join(bad))}")
+                continue
+            return picked
+
+    def _payload(self, decision: Decision, session: Session | None) -> dict[str, Any]:
+        schema = decision.payload_schema() or {}
+        props: dict[str, Any] = schema.get("properties", {})
+        required = set(schema.get("required", ()))
+        self.console.print("[dim]answer field by field, or paste the whole answer as JSON {...}[/]")
+        out: dict[str, Any] = {}
+        for i, (name, sub) in enumerate(props.items()):
+            sub = _resolve(sub, schema)
+            while True:
+                line = self._ask(f"{_field_prompt(name, sub, name in required)}> ", decision, session)
+                if i == 0 and line.startswith("{"):
+                    try:
+                        whole = json.loads(line)
+                    except json.JSONDecodeError as e:
+                        self.console.print(f"not JSON: {escape(str(e))}")
+                        continue
+                    return whole if isinstance(whole, dict) else {"value": whole}
+                if line == "":
+                    if name in required and "default" not in sub:
+                        self.console.print("this field is required")
+                        continue
+                    break
+                try:
+                    out[name] = _parse_field(line, sub, schema)
+                except ValueError as e:
+                    self.console.print(escape(str(e)))
+                    continue
+                break
+        return out
+
+
+def _resolve(sub: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in sub:
+        node: Any = root
+        for part in sub["$ref"][2:].split("/"):
+            node = node[part]
+        sub = {**node, **{k: v for k, v in sub.items() if k != "$ref"}}
+    if "anyOf" in sub:  # Optional[X]: show X
+        non_null = [_resolve(x, root) for x in sub["anyOf"] if x.get("type") != "null"]
+        if len(non_null) == 1:
+            sub = {**non_null[0], **{k: v for k, v in sub.items() if k != "anyOf"}}
+    return sub
+
+
+def _field_prompt(name: str, sub: dict[str, Any], required: bool) -> str:
+    bits = [sub.get("title") or name]
+    if sub.get("description"):
+        bits.append(f"— {sub['description']}")
+    if "enum" in sub:
+        bits.append("[" + " / ".join(f"{i}:{v}" for i, v in enumerate(sub["enum"], 1)) + "]")
+    else:
+        t = sub.get("type", "value")
+        lo, hi = sub.get("minimum", sub.get("minLength")), sub.get("maximum", sub.get("maxLength"))
+        rng = f" {lo if lo is not None else ''}..{hi if hi is not None else ''}" if lo is not None or hi is not None else ""
+        bits.append(f"({t}{rng})")
+    if "default" in sub:
+        bits.append(f"default {sub['default']}")
+    elif not required:
+        bits.append("optional")
+    return " ".join(str(b) for b in bits) + " "
+
+
+def _parse_field(line: str, sub: dict[str, Any], root: dict[str, Any]) -> Any:
+    if "enum" in sub:
+        values: Sequence[Any] = sub["enum"]
+        if line.isdigit() and 1 <= int(line) <= len(values):
+            return values[int(line) - 1]
+        for v in values:
+            if str(v) == line:
+                return v
+        raise ValueError(f"choose one of: {', '.join(map(str, values))}")
+    t = sub.get("type")
+    if t == "integer":
+        try:
+            return int(line)
+        except ValueError:
+            raise ValueError(f"{line!r} is not a whole number") from None
+    if t == "number":
+        try:
+            return float(line)
+        except ValueError:
+            raise ValueError(f"{line!r} is not a number") from None
+    if t == "boolean":
+        low = line.lower()
+        if low in ("y", "yes", "true", "1", "はい"):
+            return True
+        if low in ("n", "no", "false", "0", "いいえ"):
+            return False
+        raise ValueError("answer y or n")
+    if t == "array":
+        if line.startswith("["):
+            return json.loads(line)
+        item = _resolve(sub.get("items", {}), root)
+        return [_parse_field(x.strip(), item, root) for x in line.split(",") if x.strip()]
+    if t == "string":
+        return line
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError:
+        return line

@@ -1,0 +1,159 @@
+"""The random agent: uniform over the legal answers; the fuzzer of the conformance suite and the research floor.
+
+It keeps no state between decisions: every decision gets its own ``random.Random`` derived from
+(seed, decision.seq, actor), so a resumed session draws exactly what the uninterrupted one drew.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from typing import TYPE_CHECKING, Any
+
+from engine.core.decision import IllegalAnswer
+
+if TYPE_CHECKING:
+    from engine.core.decision import Decision
+    from engine.core.session import Session
+
+__all__ = ["RandomAgent", "payload_from_schema"]
+
+#: tries at building a payload from the JSON schema before handing the last one to the table (which re-asks/falls back)
+PAYLOAD_TRIES = 20
+_ALPHABET = string.ascii_lowercase + "あいうえおかきくけこ"
+_INT_SPAN = 10  # half-open bounds get this span
+
+
+class RandomAgent:
+    """Uniform random legal play, seeded; ``act`` depends only on (seed, decision)."""
+
+    name = "random"
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+
+    def rng_for(self, decision: Decision) -> random.Random:
+        # a str seed is hashed with SHA-512 by random.seed: stable across processes and Python runs
+        return random.Random(f"{self.seed}:{decision.seq}:{decision.actor}")
+
+    def act(self, decision: Decision, session: Session | None = None) -> Any:
+        rng = self.rng_for(decision)
+        if decision.payload_model is not None:
+            return self._payload(decision, rng)
+        ids = decision.option_ids
+        if decision.pick is None:
+            if not ids:
+                raise ValueError(f"decision {decision.kind} for {decision.actor} has no legal option")
+            return rng.choice(ids)
+        lo, hi = decision.pick
+        lo, hi = max(0, lo), min(hi, len(ids))
+        if lo > hi:
+            raise ValueError(f"decision {decision.kind} asks for {decision.pick} options out of {len(ids)}")
+        k = rng.randint(lo, hi)
+        return rng.sample(ids, k)
+
+    def notify_illegal(self, error: IllegalAnswer) -> None:
+        """Nothing to learn: the answer is a function of the decision (the table falls back after its retries)."""
+
+    def _payload(self, decision: Decision, rng: random.Random) -> Any:
+        supplied = decision.context.get("random_payloads") if decision.context else None
+        if supplied:
+            return rng.choice(list(supplied))
+        schema = decision.payload_schema() or {}
+        candidate: Any = {}
+        for _ in range(PAYLOAD_TRIES):
+            candidate = payload_from_schema(schema, rng)
+            try:
+                decision.check({"payload": candidate})
+            except IllegalAnswer:
+                continue
+            return candidate
+        return candidate
+
+
+def _resolve(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
+    seen = 0
+    while "$ref" in schema and seen < 32:
+        ref = schema["$ref"]
+        if not ref.startswith("#/"):
+            raise ValueError(f"cannot follow schema reference {ref!r}")
+        node: Any = root
+        for part in ref[2:].split("/"):
+            node = node[part]
+        schema = {**node, **{k: v for k, v in schema.items() if k != "$ref"}}
+        seen += 1
+    return schema
+
+
+def payload_from_schema(schema: dict[str, Any], rng: random.Random, root: dict[str, Any] | None = None) -> Any:
+    """A random value that satisfies the common subset of JSON Schema that pydantic emits (bounds, enums, refs)."""
+    root = schema if root is None else root
+    s = _resolve(schema, root)
+    if "const" in s:
+        return s["const"]
+    if "enum" in s:
+        return rng.choice(list(s["enum"]))
+    for key in ("anyOf", "oneOf"):
+        if key in s:
+            return payload_from_schema(rng.choice(s[key]), rng, root)
+    if "allOf" in s and len(s["allOf"]) == 1:
+        return payload_from_schema(s["allOf"][0], rng, root)
+    t = s.get("type")
+    if isinstance(t, list):
+        t = rng.choice(t)
+    if t == "null":
+        return None
+    if t == "boolean":
+        return rng.random() < 0.5
+    if t == "integer":
+        lo, hi = _int_bounds(s)
+        return rng.randint(lo, hi)
+    if t == "number":
+        lo_f, hi_f = _int_bounds(s)
+        return round(rng.uniform(lo_f, hi_f), 3)
+    if t == "string":
+        lo_n = int(s.get("minLength", 1))
+        hi_n = max(lo_n, min(int(s.get("maxLength", lo_n + 8)), lo_n + 8))
+        return "".join(rng.choice(_ALPHABET) for _ in range(rng.randint(lo_n, hi_n)))
+    if t == "array":
+        lo_n = int(s.get("minItems", 0))
+        hi_n = max(lo_n, min(int(s.get("maxItems", lo_n + 3)), lo_n + 3))
+        if "prefixItems" in s:
+            return [payload_from_schema(x, rng, root) for x in s["prefixItems"]]
+        items = s.get("items", {})
+        out = [payload_from_schema(items, rng, root) for _ in range(rng.randint(lo_n, hi_n))]
+        if s.get("uniqueItems"):
+            uniq: list[Any] = []
+            for x in out:
+                if x not in uniq:
+                    uniq.append(x)
+            out = uniq
+        return out
+    if t == "object" or "properties" in s:
+        props: dict[str, Any] = s.get("properties", {})
+        required = set(s.get("required", ()))
+        obj: dict[str, Any] = {}
+        for name, sub in props.items():
+            if name in required or rng.random() < 0.5:
+                obj[name] = payload_from_schema(sub, rng, root)
+        return obj
+    if "default" in s:
+        return s["default"]
+    return None
+
+
+def _int_bounds(s: dict[str, Any]) -> tuple[int, int]:
+    lo = s.get("minimum")
+    if lo is None and "exclusiveMinimum" in s:
+        lo = int(s["exclusiveMinimum"]) + 1
+    hi = s.get("maximum")
+    if hi is None and "exclusiveMaximum" in s:
+        hi = int(s["exclusiveMaximum"]) - 1 if float(s["exclusiveMaximum"]).is_integer() else int(s["exclusiveMaximum"])
+    if lo is None and hi is None:
+        lo, hi = 0, _INT_SPAN
+    elif lo is None:
+        lo = int(hi) - _INT_SPAN
+    elif hi is None:
+        hi = int(lo) + _INT_SPAN
+    lo_i, hi_i = int(-(-lo // 1)), int(hi // 1)  # ceil / floor for float bounds
+    return lo_i, max(lo_i, hi_i)

@@ -1,0 +1,389 @@
+"""Scripted policy for ブラッドベリー: the defaults of rules/bloodberry.md §8, one function per decision kind.
+
+Each function reads only the decision (its options and context) and the deciding actor's own observation, so the
+policy can never use information its seat may not see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engine.core.decision import Decision
+from engine.core.session import Session
+
+__all__ = ["POLICY"]
+
+ABILITY_ORDER = ("passion", "grace", "maturity")
+REL_ORDER = ("inquiry", "banter", "seduction")
+
+
+def _has(d: Decision, oid: str) -> bool:
+    return oid in d.option_ids
+
+
+def _pick(d: Decision, *prefer: str) -> str:
+    for p in prefer:
+        if _has(d, p):
+            return p
+    return d.option_ids[0]
+
+
+def _me(d: Decision) -> dict[str, Any]:
+    return d.observation.get("me") or {}
+
+
+# -- judge ---------------------------------------------------------------------------------------------------------
+def j_abandon(d: Decision, s: Session) -> Any:
+    return "roll"
+
+
+def j_second_basis(d: Decision, s: Session) -> Any:
+    vals = d.context["values"]
+    return max(d.option_ids, key=lambda a: (vals[a], -ABILITY_ORDER.index(a)))
+
+
+def j_claim_useful(d: Decision, s: Session) -> Any:
+    rt = d.context.get("rel_type")
+    return [sid for sid in d.option_ids if rt is not None and d.context["affirm"].get(sid) == rt]
+
+
+def gm_approve_useful(d: Decision, s: Session) -> Any:
+    rt = d.context.get("rel_type")
+    return [sid for sid in d.option_ids if rt is not None and d.context["affirm"].get(sid) == rt]
+
+
+def j_pre_effects(d: Decision, s: Session) -> Any:
+    c = d.context
+    if c.get("third_party"):
+        # 自堕落: help an ally PC facing a curse check it is likely to fail
+        if c.get("check") == "curse":
+            for r in c.get("rollers", []):
+                if (r.get("threshold") or 0) >= 2 and f"jidaraku:{r['id']}" in d.option_ids:
+                    return f"jidaraku:{r['id']}"
+        return "none"
+    needy = c.get("check") == "curse" or (c.get("check") == "relation" and c.get("in_cf"))
+    if needy and c.get("pool_estimate", 0) / 3 < (c.get("threshold") or 0):
+        effects = [o for o in d.option_ids if o != "none"]
+        if effects:
+            return effects[0]
+    return "none"
+
+
+def _failing(c: dict[str, Any]) -> bool:
+    thr = c.get("threshold")
+    ach = c.get("ach", 0)
+    if thr is not None and ach < thr:
+        return True
+    opp = c.get("opponent_ach")
+    if opp is not None:
+        return ach < opp or (ach == opp and c.get("side") == "active")
+    return False
+
+
+def j_reroll(d: Decision, s: Session) -> Any:
+    c = d.context
+    if not _failing(c):
+        return "stop"
+    if _has(d, "wish"):
+        return "wish"
+    if _has(d, "willpower") and c.get("check") == "curse" and c.get("loss_would_drop"):
+        return "willpower"
+    return "stop"
+
+
+def j_fairy_offer(d: Decision, s: Session) -> Any:
+    c = d.context
+    if c.get("target_is_curse_check") and (c.get("threshold") or 0) > c.get("ach", 0):
+        return "offer"
+    return "pass"
+
+
+def j_fairy_consent(d: Decision, s: Session) -> Any:
+    ab = d.context["abilities"]
+    best = max(ABILITY_ORDER, key=lambda a: (ab[a], -ABILITY_ORDER.index(a)))
+    if ab[best] >= 3 and _has(d, f"pay:{best}"):
+        return f"pay:{best}"
+    return "refuse"
+
+
+def j_post_mods(d: Decision, s: Session) -> Any:
+    c = d.context
+    if _has(d, "spare_key"):
+        return "spare_key"
+    if _has(d, "kyoshi"):
+        thr = c.get("threshold") or 0
+        act = c.get("active_ach", 0)
+        mine = c.get("my_ach", 0)
+        active_wins = act >= thr and act > mine
+        after = act - 1
+        if active_wins and not (after >= thr and after > mine):
+            return "kyoshi"
+    return "none"
+
+
+def j_grant(d: Decision, s: Session) -> Any:
+    return "none"
+
+
+def j_concede(d: Decision, s: Session) -> Any:
+    return "keep"
+
+
+def j_forget(d: Decision, s: Session) -> Any:
+    return "cancel" if d.context.get("in_confrontation") and d.context.get("user_is_opponent") else "pass"
+
+
+def j_chukoku(d: Decision, s: Session) -> Any:
+    return "pass"
+
+
+def kiryoku_guard(d: Decision, s: Session) -> Any:
+    c = d.context
+    if c["target_value"] - c["amount"] <= 0 and c["my_value"] >= 2:
+        return "guard"
+    return "pass"
+
+
+def rescue_byojaku(d: Decision, s: Session) -> Any:
+    return "use"
+
+
+# -- relation checks -----------------------------------------------------------------------------------------------
+def rc_passive_choice(d: Decision, s: Session) -> Any:
+    return "raise" if _has(d, "raise") else "willpower"
+
+
+def rc_sublimate(d: Decision, s: Session) -> Any:
+    return d.option_ids[0]  # first unsublimated skill in sheet order
+
+
+def bs_relation(d: Decision, s: Session) -> Any:
+    c = d.context
+    ring = [p for p in c.get("ring", []) if p in c["strengths"]]
+    if not ring:
+        return "skip"
+    target = min(ring, key=lambda p: (c["strengths"][p], ring.index(p)))
+    counts = c["affirm_counts"]
+    for rt in sorted(REL_ORDER, key=lambda r: (-counts[r], REL_ORDER.index(r))):
+        oid = f"rc:{target}:{rt}"
+        if _has(d, oid):
+            return oid
+    return "skip"
+
+
+# -- scenes ----------------------------------------------------------------------------------------------------------
+def gm_scene_setup(d: Decision, s: Session) -> Any:
+    c = d.context
+    if "scenario_participants" in c:
+        return [p for p in c["scenario_participants"] if p in d.option_ids]
+    return [a for a in c.get("suggested", []) if a in d.option_ids][:2]
+
+
+def gm_end_scene(d: Decision, s: Session) -> Any:
+    c = d.context
+    if c["cycle"] < c["planned_cycles"] and c["open_actions"] and _has(d, "continue"):
+        return "continue"
+    return "ending" if c.get("is_last_scene") else "end_scene"
+
+
+def pc_declare(d: Decision, s: Session) -> Any:
+    if d.payload_model is not None:  # a free action (never chosen by this policy, but answer sensibly)
+        return {"text": "辺りを調べる"}
+    ids = d.option_ids
+    for oid in ids:
+        if oid.startswith("act:"):
+            return oid
+    for oid in ("skill:into_distant_dream", "skill:afterimage_of_past"):
+        if oid in ids:
+            return oid
+    me = _me(d)
+    if "effect:byojaku" in ids and me and me["abilities"]["passion"] <= me["full"]["passion"] - 2:
+        return "effect:byojaku"
+    return "pass"
+
+
+def pc_cf_action(d: Decision, s: Session) -> Any:
+    pools = d.context.get("pools", {})
+    rcs = [o for o in d.option_ids if o.startswith("rc:")]
+    if rcs:
+        curse = rcs[0].split(":")[1]
+        mine = [o for o in rcs if o.split(":")[1] == curse]
+        return max(mine, key=lambda o: (pools[o]["my_pool"] - pools[o]["curse_pool"], -REL_ORDER.index(o.split(":")[2])))
+    return "pass"
+
+
+def curse_action(d: Decision, s: Session) -> Any:
+    stats = d.context["stats"]
+    targets = d.context["targets"]
+    from engine.systems.bloodberry.data import CURSE_ABILITY
+
+    def key(oid: str) -> tuple[int, int, int]:
+        pid, stat = oid.split(":")
+        order = list(targets).index(pid)
+        return (-stats[stat], targets[pid][CURSE_ABILITY[stat]], order)
+
+    return min(d.option_ids, key=key)
+
+
+def gm_victory_eval(d: Decision, s: Session) -> Any:
+    c = d.context
+    if c.get("confrontation") == "victory" and c.get("status") == "active":
+        return list(d.option_ids)
+    return []
+
+
+def bs_victory(d: Decision, s: Session) -> Any:
+    if d.payload_model is not None:
+        return {"text": "みんなで無事に帰る"}
+    return "none"
+
+
+def skill_anytime(d: Decision, s: Session) -> Any:
+    me = _me(d)
+    if "effect:byojaku" in d.option_ids and me["abilities"]["passion"] <= me["full"]["passion"] - 2:
+        return "effect:byojaku"
+    for oid in d.option_ids:
+        if oid.startswith("effect:ganbariya:"):
+            return oid
+    return "none"
+
+
+def bs_refresh(d: Decision, s: Session) -> Any:
+    if d.context.get("willpower", 0) >= 2 and len(d.option_ids) > 1:
+        return d.option_ids[1]
+    return "none"
+
+
+def gm_call_judge(d: Decision, s: Session) -> Any:
+    return {"mode": "basic", "bases": ["passion", "maturity"], "difficulty": 2}
+
+
+def sk_time(d: Decision, s: Session) -> Any:
+    return {"hours": 1}
+
+
+def gm_proposal_ruling(d: Decision, s: Session) -> Any:
+    return "approve" if not d.context.get("approved") else "deny"
+
+
+def _const(value: str) -> Callable[[Decision, Session], Any]:
+    def f(d: Decision, s: Session) -> Any:
+        return _pick(d, value)
+
+    return f
+
+
+POLICY: dict[str, Callable[[Decision, Session], Any]] = {
+    "j.abandon": j_abandon,
+    "j.second_basis": j_second_basis,
+    "j.claim_useful": j_claim_useful,
+    "gm.approve_useful": gm_approve_useful,
+    "j.pre_effects": j_pre_effects,
+    "j.reroll": j_reroll,
+    "j.fairy_offer": j_fairy_offer,
+    "j.fairy_consent": j_fairy_consent,
+    "j.post_mods": j_post_mods,
+    "j.grant": j_grant,
+    "j.concede": j_concede,
+    "j.forget": j_forget,
+    "j.chukoku": j_chukoku,
+    "kiryoku.guard": kiryoku_guard,
+    "rescue.byojaku": rescue_byojaku,
+    "rc.passive_choice": rc_passive_choice,
+    "rc.sublimate": rc_sublimate,
+    "bs.relation": bs_relation,
+    "gm.approve_sheet": _const("approve"),
+    "gm.assign_victory": _const("scenario"),
+    "gm.scene_setup": gm_scene_setup,
+    "pc.entry_request": _const("request"),
+    "gm.entry_ruling": _const("check"),
+    "gm.npc_entry": _const("enter"),
+    "gm.curse_event": _const("run"),
+    "gm.end_scene": gm_end_scene,
+    "pc.declare": pc_declare,
+    "gm.permit": _const("permit"),
+    "gm.call_judge": gm_call_judge,
+    "pc.cf_action": pc_cf_action,
+    "curse.action": curse_action,
+    "bs.emotions": _const("done"),
+    "bs.actor_claim": _const("claim"),
+    "gm.actor_ruling": _const("confirm"),
+    "skill.anytime": skill_anytime,
+    "bs.refresh": bs_refresh,
+    "bs.proposal": _const("none"),
+    "gm.proposal_ruling": gm_proposal_ruling,
+    "bs.victory": bs_victory,
+    "gm.victory_ruling": _const("approve"),
+    "race.guardian": _const("none"),
+    "end.victory_eval": gm_victory_eval,
+    "sk.time": sk_time,
+    "sk.foam": lambda d, s: d.option_ids[0],
+    "sk.hama": lambda d, s: _pick(d, "maintain"),
+    "sk.domination_consent": _const("refuse"),
+}
+
+
+# -- creation (§3, §8 cc.*) ----------------------------------------------------------------------------------------
+def cc_profile(d: Decision, s: Session) -> Any:
+    if d.payload_model is None:
+        return d.option_ids[0]
+    n = d.context.get("number", 1)
+    return {"name": f"PC{n}", "profile": "居入町に暮らす少女。大切な人を守りたい。呪いは怖いが、目を逸らさない。"}
+
+
+def _planned_skills(cls: str) -> list[str]:
+    from engine.systems.bloodberry.data import BASIC_SKILLS
+
+    return [sid for sid, sk in BASIC_SKILLS.items() if sk.cls == cls][:3]
+
+
+def cc_abilities(d: Decision, s: Session) -> Any:
+    from collections import Counter
+
+    from engine.systems.bloodberry.data import BASIC_SKILLS
+
+    skills = _planned_skills(d.context.get("planned_class", "seeker"))
+    subs = Counter(BASIC_SKILLS[x].sub_ability for x in skills)
+    top = max(ABILITY_ORDER, key=lambda a: (subs.get(a, 0), -ABILITY_ORDER.index(a))) if subs else "passion"
+    return {a: (2 if a == top else 1) for a in ABILITY_ORDER}
+
+
+def cc_basic_skills(d: Decision, s: Session) -> Any:
+    return _planned_skills(d.context.get("planned_class", "seeker"))
+
+
+def cc_class_tiebreak(d: Decision, s: Session) -> Any:
+    from engine.systems.bloodberry.data import BASIC_SKILLS
+
+    first = d.context.get("skills", [None])[0]
+    cls = BASIC_SKILLS[first].cls if first in BASIC_SKILLS else None
+    return cls if cls in d.option_ids else d.option_ids[0]
+
+
+def cc_free_or(value: str) -> Callable[[Decision, Session], Any]:
+    def f(d: Decision, s: Session) -> Any:
+        if d.payload_model is not None:
+            return {"text": "（自由記述）"}
+        return _pick(d, value)
+
+    return f
+
+
+def cc_emotions(d: Decision, s: Session) -> Any:
+    if d.payload_model is not None:
+        return {"text": "憧れ"}
+    return "roll" if d.context.get("slot", 1) == 1 else "none"
+
+
+POLICY.update({
+    "cc.profile": cc_profile,
+    "cc.relation_name": cc_free_or("roll"),
+    "cc.abilities": cc_abilities,
+    "cc.basic_skills": cc_basic_skills,
+    "cc.class_tiebreak": cc_class_tiebreak,
+    "cc.race": _const("human"),
+    "cc.fairy_drop": lambda d, s: d.option_ids[-1],
+    "cc.curse": cc_free_or("roll"),
+    "cc.emotions": cc_emotions,
+})

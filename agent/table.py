@@ -1,0 +1,306 @@
+"""The table: who sits in which seat, and the loop that asks them.
+
+Seats are given by role (``--seat ROLE=POLICY``): ``gm``, ``pcs``, ``npcs`` (NPCs, curses and enemies), a character
+id, ``first_pc`` or ``all``; later entries override earlier ones for the actors they name. The loop owns the
+illegal-answer policy (PettingZoo's wrappers, OpenSpiel's ``HumanBot``): the engine refuses, the table re-asks the
+same agent twice with the engine's message, then lets the scripted policy answer and logs the fallback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from engine.core.decision import Decision, IllegalAnswer
+from engine.core.events import InfoEvent
+from engine.core.replay import FALLBACK_TOPIC
+from engine.core.session import Session
+
+from .base import Agent
+
+__all__ = [
+    "SeatSpec",
+    "SeatError",
+    "Table",
+    "TableError",
+    "AgentFactory",
+    "run_many",
+    "POLICIES",
+    "ROLE_WORDS",
+    "MAX_DECISIONS",
+    "ILLEGAL_RETRIES",
+]
+
+POLICIES = ("scripted", "random", "human")
+#: seat words that name groups of actors; anything else is a character id
+ROLE_WORDS = ("all", "gm", "pcs", "npcs", "first_pc")
+_ALIASES = {"pc": "pcs", "npc": "npcs", "enemies": "npcs", "curses": "npcs"}
+_GROUP_OF_ROLE = {"gm": "gm", "pc": "pcs", "npc": "npcs"}
+#: safety cap: a session that asks more decisions than this is stalled (a rules or policy loop)
+MAX_DECISIONS = 100_000
+#: how many times the same agent is re-asked after an illegal answer before the scripted fallback
+ILLEGAL_RETRIES = 2
+
+#: builds the agent for a seat: (policy, actor) -> agent
+AgentFactory = Callable[[str, str], Agent]
+#: called with the events the session produced since the last call (live narration in the CLI)
+Observer = Callable[[Sequence[BaseModel]], None]
+
+
+class SeatError(ValueError):
+    pass
+
+
+class TableError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """Ordered (role, policy) entries; the last entry naming an actor wins."""
+
+    entries: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def parse(cls, items: Iterable[str], *, policies: Sequence[str] | None = POLICIES) -> SeatSpec:
+        out: dict[str, str] = {}
+        for item in items:
+            role, sep, policy = item.partition("=")
+            role, policy = role.strip(), policy.strip()
+            if not sep or not role or not policy:
+                raise SeatError(f"bad seat {item!r}: write ROLE=POLICY, e.g. gm=scripted, pcs=random, aoi=human, all=scripted")
+            role = _ALIASES.get(role, role)
+            if policies is not None and policy not in policies and not policy.startswith("llm:"):
+                raise SeatError(f"bad seat {item!r}: unknown policy {policy!r}; known: {', '.join(policies)}")
+            out.pop(role, None)  # a repeated role moves to the end: it overrides everything before it
+            out[role] = policy
+        return cls(tuple(out.items()))
+
+    @classmethod
+    def default(cls) -> SeatSpec:
+        """First PC human, everyone else scripted."""
+        return cls((("all", "scripted"), ("first_pc", "human")))
+
+    @classmethod
+    def from_header(cls, seats: Mapping[str, str]) -> SeatSpec:
+        return cls.parse(f"{k}={v}" for k, v in seats.items()) if seats else cls.default()
+
+    def to_header(self) -> dict[str, str]:
+        return dict(self.entries)
+
+    def policy_for(self, actor: str, role: str, *, first_pc: str | None = None) -> str:
+        policy = "scripted"
+        group = _GROUP_OF_ROLE.get(role)
+        for who, pol in self.entries:
+            if who == "all" or who == actor or who == group or (who == "first_pc" and actor == first_pc):
+                policy = pol
+        return policy
+
+    def __str__(self) -> str:
+        return " ".join(f"{k}={v}" for k, v in self.entries)
+
+
+def default_agent_factory(seed: int = 0, human: Callable[[], Agent] | None = None) -> AgentFactory:
+    """scripted / random / human agents; one shared instance per policy (random agents are stateless anyway)."""
+    cache: dict[str, Agent] = {}
+
+    def make(policy: str, actor: str) -> Agent:
+        if policy not in cache:
+            if policy == "scripted":
+                from .scripted import ScriptedAgent
+
+                cache[policy] = ScriptedAgent()
+            elif policy == "random":
+                from .random_agent import RandomAgent
+
+                cache[policy] = RandomAgent(seed)
+            elif policy == "human":
+                if human is not None:
+                    cache[policy] = human()
+                else:
+                    from .human import HumanAgent
+
+                    cache[policy] = HumanAgent()
+            else:
+                raise SeatError(f"no agent for policy {policy!r} (known: {', '.join(POLICIES)})")
+        return cache[policy]
+
+    return make
+
+
+class Table:
+    """Seats agents at one session and runs it to the end (or until an agent stops it)."""
+
+    def __init__(
+        self,
+        session: Session,
+        seats: SeatSpec,
+        agent_factory: AgentFactory | None = None,
+        *,
+        max_decisions: int = MAX_DECISIONS,
+        observer: Observer | None = None,
+        fallback: Agent | None = None,
+    ):
+        self.session = session
+        self.seats = seats
+        self.agent_factory = agent_factory or default_agent_factory(session.seed)
+        self.max_decisions = max_decisions
+        self.observer = observer
+        self._fallback = fallback
+        self._agents: dict[str, Agent] = {}
+        self._seen = 0
+        self.fallbacks = 0
+        self.illegal = 0
+        self.steps = 0
+
+    # -- seats ---------------------------------------------------------------------------------------------------
+    def _first_pc(self) -> str | None:
+        for a in self.session.game.actors():
+            if self.session.actor_role(a) == "pc":
+                return a
+        return None
+
+    def policy_for(self, actor: str) -> str:
+        return self.seats.policy_for(actor, self.session.actor_role(actor), first_pc=self._first_pc())
+
+    def agent_for(self, actor: str) -> Agent:
+        agent = self._agents.get(actor)
+        if agent is None:
+            agent = self._agents[actor] = self.agent_factory(self.policy_for(actor), actor)
+        return agent
+
+    @property
+    def fallback(self) -> Agent:
+        if self._fallback is None:
+            from .scripted import ScriptedAgent
+
+            self._fallback = ScriptedAgent()
+        return self._fallback
+
+    # -- the loop ------------------------------------------------------------------------------------------------
+    def _next(self) -> Decision | None:
+        d = self.session.pending
+        if d is not None and self.steps >= self.max_decisions:
+            raise TableError(
+                f"session {self.session.scenario.id} (seed {self.session.seed}) is still asking after "
+                f"{self.steps} decisions (the cap); last decision {d.kind} for {d.actor}: a rules or policy loop?"
+            )
+        return d
+
+    def mark_seen(self) -> None:
+        """Do not show the observer the events already in the session (a resumed session's past)."""
+        self._seen = len(self.session.events)
+
+    def _notify(self) -> None:
+        if self.observer is not None:
+            events = self.session.events
+            if self._seen < len(events):
+                new = events[self._seen :]
+                self._seen = len(events)
+                self.observer(new)
+
+    def _try(self, agent: Agent, decision: Decision, answer: Any) -> IllegalAnswer | None:
+        try:
+            self.session.answer(answer, policy=agent.name)
+        except IllegalAnswer as e:
+            self.illegal += 1
+            notify = getattr(agent, "notify_illegal", None)
+            if notify is not None:
+                notify(e)
+            return e
+        return None
+
+    def _fall_back(self, agent: Agent, decision: Decision, error: IllegalAnswer) -> None:
+        self.fallbacks += 1
+        self.session.record(
+            InfoEvent(
+                topic=FALLBACK_TOPIC,
+                text=f"{agent.name} answered {decision.kind} illegally {ILLEGAL_RETRIES + 1} times; the scripted policy answers",
+                data={"seq": decision.seq, "actor": decision.actor, "policy": agent.name, "error": error.problem},
+            )
+        )
+        fb = self.fallback
+        self.session.answer(fb.act(decision, self.session), policy=fb.name)
+
+    def step(self) -> None:
+        """Answer the pending decision (with re-asks and fallback)."""
+        d = self.session.pending
+        assert d is not None
+        agent = self.agent_for(d.actor)
+        err: IllegalAnswer | None = None
+        for _ in range(ILLEGAL_RETRIES + 1):
+            err = self._try(agent, d, agent.act(d, self.session))
+            if err is None:
+                break
+        if err is not None:
+            self._fall_back(agent, d, err)
+        self.steps += 1
+        self._notify()
+
+    def run(self) -> dict[str, Any]:
+        self._notify()
+        while self._next() is not None:
+            self.step()
+        return self.session.outcome or {}
+
+    async def step_async(self) -> None:
+        d = self.session.pending
+        assert d is not None
+        agent = self.agent_for(d.actor)
+        act_async = getattr(agent, "act_async", None)
+        err: IllegalAnswer | None = None
+        for _ in range(ILLEGAL_RETRIES + 1):
+            if act_async is not None and inspect.iscoroutinefunction(act_async):
+                answer = await act_async(d, self.session)
+            else:
+                answer = agent.act(d, self.session)
+            err = self._try(agent, d, answer)
+            if err is None:
+                break
+        if err is not None:
+            self._fall_back(agent, d, err)
+        self.steps += 1
+        self._notify()
+
+    async def run_async(self, *, yield_every: int = 32) -> dict[str, Any]:
+        """Like ``run``; awaits agents that have ``act_async`` and yields to other tables now and then."""
+        self._notify()
+        while self._next() is not None:
+            await self.step_async()
+            if self.steps % yield_every == 0:
+                await asyncio.sleep(0)
+        return self.session.outcome or {}
+
+
+async def run_many(
+    sessions: Iterable[Session],
+    seats: SeatSpec,
+    agent_factory: AgentFactory | None = None,
+    *,
+    per_session: Callable[[Session], AgentFactory] | None = None,
+    limit: int | None = None,
+    return_exceptions: bool = False,
+    max_decisions: int = MAX_DECISIONS,
+) -> list[Any]:
+    """Run many tables concurrently on one event loop; outcomes in the order of ``sessions``.
+
+    ``agent_factory`` serves every table; ``per_session`` (if given) builds each table's factory from its session
+    (e.g. random agents seeded per session; the default factory already seeds them with the session's seed).
+    ``limit`` bounds how many tables run at once (LLM endpoints have rate limits).
+    """
+    sem = asyncio.Semaphore(limit) if limit else None
+
+    async def one(s: Session) -> dict[str, Any]:
+        factory = per_session(s) if per_session is not None else agent_factory
+        table = Table(s, seats, factory, max_decisions=max_decisions)
+        if sem is None:
+            return await table.run_async()
+        async with sem:
+            return await table.run_async()
+
+    return await asyncio.gather(*(one(s) for s in sessions), return_exceptions=return_exceptions)

@@ -1,0 +1,197 @@
+"""Decisions, answers and illegal answers: the whole surface between the engine and whoever sits at the table.
+
+A ``Decision`` says who decides (``actor``), what (``kind``: the id from the system's decision table), under which
+rule (``rule``: the spec section), and what is legal: a list of options with stable ids (pick one, or pick a
+subset within bounds), or a typed payload (a pydantic model with its bounds, plus an optional cross-field check).
+``Decision.check`` is the checked door for outside answers: it raises ``IllegalAnswer`` naming the decision, the
+rule and what was legal, and it runs before any rule code sees the answer, so a refused answer changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+__all__ = ["Option", "Decision", "Answer", "IllegalAnswer"]
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    id: str
+    label: str
+    data: Mapping[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"id": self.id, "label": self.label}
+        if self.data:
+            d["data"] = dict(self.data)
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A normalised answer. Exactly one of choice / choices / payload is set; ``text`` is optional speech."""
+
+    choice: str | None = None
+    choices: tuple[str, ...] | None = None
+    payload: BaseModel | None = None
+    text: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {}
+        if self.choice is not None:
+            d["choice"] = self.choice
+        if self.choices is not None:
+            d["choices"] = list(self.choices)
+        if self.payload is not None:
+            d["payload"] = self.payload.model_dump(mode="json")
+        if self.text:
+            d["text"] = self.text
+        return d
+
+
+class IllegalAnswer(ValueError):
+    """An answer the rules do not allow now. The session's state is unchanged when this is raised."""
+
+    def __init__(self, decision: Decision, problem: str):
+        self.decision = decision
+        self.problem = problem
+        super().__init__(f"illegal answer to {decision.kind} ({decision.rule}) for {decision.actor}: {problem}; legal: {decision.legal_summary()}")
+
+
+@dataclass(slots=True, eq=False)
+class Decision:
+    actor: str
+    kind: str
+    prompt: str
+    rule: str
+    options: Sequence[Option] | None = None
+    #: for subset decisions: how many options may be picked (inclusive); None = pick exactly one
+    pick: tuple[int, int] | None = None
+    payload_model: type[BaseModel] | None = None
+    #: cross-field rule for payloads (e.g. points sum to 4); returns a problem text or None
+    payload_check: Callable[[BaseModel], str | None] | None = None
+    #: options that exist in the rules but are not legal now, with the reason (better refusal messages)
+    refused: Mapping[str, str] | None = None
+    #: decision-specific facts the actor may know (pools, thresholds...): cheap, always present
+    context: Mapping[str, Any] = field(default_factory=dict)
+    #: whether free speech/narration text is welcome with the answer
+    speech: bool = False
+    seq: int = -1
+    _observe: Callable[[], dict[str, Any]] | None = None
+    _obs_cache: dict[str, Any] | None = None
+
+    # -- what the actor may know -------------------------------------------------------------------------------
+    @property
+    def observation(self) -> dict[str, Any]:
+        """The actor's observation, computed once on demand (scripted agents rarely need it)."""
+        if self._obs_cache is None:
+            self._obs_cache = self._observe() if self._observe is not None else {}
+        return self._obs_cache
+
+    @property
+    def option_ids(self) -> list[str]:
+        return [o.id for o in self.options] if self.options is not None else []
+
+    def option(self, oid: str) -> Option:
+        for o in self.options or ():
+            if o.id == oid:
+                return o
+        raise KeyError(oid)
+
+    def payload_schema(self) -> dict[str, Any] | None:
+        return self.payload_model.model_json_schema() if self.payload_model is not None else None
+
+    def legal_summary(self) -> str:
+        if self.payload_model is not None:
+            return f"a {self.payload_model.__name__} payload matching {json.dumps(self.payload_schema(), ensure_ascii=False)}"
+        ids = ", ".join(self.option_ids)
+        if self.pick is not None:
+            lo, hi = self.pick
+            return f"{lo}..{hi} distinct of [{ids}]"
+        return f"one of [{ids}]"
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"seq": self.seq, "actor": self.actor, "kind": self.kind, "rule": self.rule, "prompt": self.prompt}
+        if self.options is not None:
+            d["options"] = [o.to_dict() for o in self.options]
+        if self.pick is not None:
+            d["pick"] = list(self.pick)
+        if self.payload_model is not None:
+            d["payload_schema"] = self.payload_schema()
+        if self.context:
+            d["context"] = dict(self.context)
+        return d
+
+    # -- the checked door --------------------------------------------------------------------------------------
+    def check(self, raw: Any) -> Answer:
+        """Validate an outside answer and normalise it. Raises IllegalAnswer; never mutates anything."""
+        text: str | None = None
+        if isinstance(raw, Answer):
+            if raw.payload is not None and self.payload_model is not None and not isinstance(raw.payload, self.payload_model):
+                raw = {"payload": raw.payload.model_dump(mode="json"), "text": raw.text}
+            else:
+                text = raw.text
+                raw = raw.choice if raw.choice is not None else (list(raw.choices) if raw.choices is not None else raw.payload)
+        if isinstance(raw, Mapping) and raw and set(raw) <= {"choice", "choices", "payload", "text"} and set(raw) & {"choice", "choices", "payload"}:
+            text = raw.get("text")
+            if text is not None and not isinstance(text, str):
+                raise IllegalAnswer(self, "text must be a string")
+            if "payload" in raw:
+                raw = raw["payload"]
+            elif "choices" in raw:
+                raw = raw["choices"]
+            elif "choice" in raw:
+                raw = raw["choice"]
+            else:
+                raw = None
+        if self.payload_model is not None:
+            return Answer(payload=self._check_payload(raw), text=text)
+        if self.options is None:
+            raise IllegalAnswer(self, "this decision has neither options nor a payload")
+        if self.pick is None:
+            if not isinstance(raw, str):
+                raise IllegalAnswer(self, f"expected one option id, got {raw!r}")
+            if raw not in self.option_ids:
+                why = (self.refused or {}).get(raw)
+                raise IllegalAnswer(self, f"{raw!r} is not legal now ({why})" if why else f"{raw!r} is not a legal option")
+            return Answer(choice=raw, text=text)
+        if isinstance(raw, str):
+            raw = [raw] if raw else []
+        if not isinstance(raw, (list, tuple)) or not all(isinstance(x, str) for x in raw):
+            raise IllegalAnswer(self, f"expected a list of option ids, got {raw!r}")
+        lo, hi = self.pick
+        if len(set(raw)) != len(raw):
+            raise IllegalAnswer(self, f"an option was picked twice in {list(raw)!r}")
+        if not lo <= len(raw) <= hi:
+            raise IllegalAnswer(self, f"picked {len(raw)} options, must pick {lo}..{hi}")
+        legal = set(self.option_ids)
+        for x in raw:
+            if x not in legal:
+                why = (self.refused or {}).get(x)
+                raise IllegalAnswer(self, f"{x!r} is not legal now ({why})" if why else f"{x!r} is not a legal option")
+        order = {oid: i for i, oid in enumerate(self.option_ids)}
+        return Answer(choices=tuple(sorted(raw, key=order.__getitem__)), text=text)
+
+    def _check_payload(self, raw: Any) -> BaseModel:
+        assert self.payload_model is not None
+        if isinstance(raw, self.payload_model):
+            value = raw
+        else:
+            try:
+                if isinstance(raw, (str, bytes)):
+                    value = self.payload_model.model_validate_json(raw)
+                else:
+                    value = self.payload_model.model_validate(raw)
+            except ValidationError as e:
+                problems = "; ".join(f"{'.'.join(str(p) for p in err['loc']) or 'payload'}: {err['msg']}" for err in e.errors())
+                raise IllegalAnswer(self, problems) from None
+        if self.payload_check is not None:
+            problem = self.payload_check(value)
+            if problem:
+                raise IllegalAnswer(self, problem)
+        return value

@@ -1,0 +1,117 @@
+"""The session's only source of chance.
+
+Like BCDice's injected ``Randomizer`` and OpenSpiel's chance player: every roll goes through one ``Dice`` object,
+is recorded with its purpose and die size, and can be forced. Nothing else in ``engine`` imports ``random``.
+
+Three ways to get faces:
+
+* seeded (default): a ``random.Random(seed)`` stream; same seed, same faces, same order.
+* forced faces (``force``): queued faces are used before the stream; designers use this to pin a situation, the
+  stream is not consumed for a forced face.
+* scripted (``Dice.scripted``): only the queued faces; an unexpected die size or running out raises
+  ``DiceScriptError`` (BCDice's test mock behaviour), so a test can never silently fall back to luck.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+__all__ = ["Dice", "Roll", "DiceScriptError"]
+
+
+class DiceScriptError(RuntimeError):
+    """A scripted-dice run asked for a die the script does not have (wrong size, or faces ran out)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    purpose: str
+    sides: int
+    value: int
+    forced: bool
+
+
+def _parse_face(face: int | str | tuple[int, int] | list[int]) -> tuple[int | None, int]:
+    """A forced face is ``5`` (any die), ``"d6:5"`` or ``(6, 5)`` (die size checked)."""
+    if isinstance(face, bool):
+        raise ValueError(f"bad forced face {face!r}")
+    if isinstance(face, int):
+        return None, face
+    if isinstance(face, str):
+        text = face.strip().lower()
+        if ":" in text:
+            size, _, value = text.partition(":")
+            return int(size.lstrip("d")), int(value)
+        return None, int(text)
+    if isinstance(face, (tuple, list)) and len(face) == 2:
+        return int(face[0]), int(face[1])
+    raise ValueError(f"bad forced face {face!r}")
+
+
+class Dice:
+    """Seeded dice with a log of every roll; see the module docstring."""
+
+    __slots__ = ("seed", "_rng", "_forced", "_scripted", "rolls", "_listener")
+
+    def __init__(self, seed: int = 0, forced: Iterable[int | str | tuple[int, int]] = (), *, scripted: bool = False):
+        self.seed = seed
+        self._rng = random.Random(seed)
+        self._forced: deque[tuple[int | None, int]] = deque(_parse_face(f) for f in forced)
+        self._scripted = scripted
+        self.rolls: list[Roll] = []
+        self._listener: Callable[[Roll], None] | None = None
+
+    @classmethod
+    def scripted(cls, faces: Iterable[int | str | tuple[int, int]]) -> Dice:
+        return cls(0, faces, scripted=True)
+
+    def listen(self, listener: Callable[[Roll], None] | None) -> None:
+        """The session subscribes here so that every roll becomes a log event at the moment it happens."""
+        self._listener = listener
+
+    def force(self, faces: Iterable[int | str | tuple[int, int]]) -> None:
+        self._forced.extend(_parse_face(f) for f in faces)
+
+    @property
+    def forced_left(self) -> int:
+        return len(self._forced)
+
+    def roll(self, sides: int, purpose: str) -> int:
+        if sides < 1:
+            raise ValueError(f"a die needs at least one side, got {sides}")
+        if self._forced:
+            want, value = self._forced[0]
+            if want is not None and want != sides:
+                if self._scripted:
+                    raise DiceScriptError(f"scripted dice: next face is for a d{want}, but a d{sides} was rolled for {purpose!r}")
+            if not 1 <= value <= sides:
+                raise DiceScriptError(f"forced face {value} does not fit a d{sides} (rolled for {purpose!r})")
+            self._forced.popleft()
+            forced = True
+        elif self._scripted:
+            raise DiceScriptError(f"scripted dice ran out: a d{sides} was rolled for {purpose!r}")
+        else:
+            value = self._rng.randint(1, sides)
+            forced = False
+        r = Roll(purpose, sides, value, forced)
+        self.rolls.append(r)
+        if self._listener is not None:
+            self._listener(r)
+        return value
+
+    def d6(self, purpose: str) -> int:
+        return self.roll(6, purpose)
+
+    def pool(self, n: int, purpose: str, sides: int = 6) -> list[int]:
+        return [self.roll(sides, purpose) for _ in range(max(0, n))]
+
+    def shuffle(self, items: list, purpose: str) -> list:
+        """Fisher-Yates with logged draws, so that a shuffle is replayable and forceable like any roll."""
+        out = list(items)
+        for i in range(len(out) - 1, 0, -1):
+            j = self.roll(i + 1, purpose) - 1
+            out[i], out[j] = out[j], out[i]
+        return out

@@ -1,0 +1,219 @@
+"""Typed session events and the append-only JSON-lines log.
+
+Every event is a pydantic model with a literal ``type`` tag (Inspect AI's event union). The log is written as the
+events happen (one line each, flushed), so a crash loses at most the line being written, and ``resume`` can carry
+on from what is on disk. Lines are produced by pydantic's JSON serializer: UTF-8, Japanese kept as written, field
+order fixed by the model, no timestamps: the same session gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+__all__ = [
+    "Event",
+    "HeaderEvent",
+    "RollEvent",
+    "DecisionEvent",
+    "AnswerEvent",
+    "StateEvent",
+    "PhaseEvent",
+    "CheckEvent",
+    "NarrationEvent",
+    "InfoEvent",
+    "EndEvent",
+    "ModelCallEvent",
+    "EventLog",
+    "EVENT_ADAPTER",
+    "LOG_FORMAT",
+    "read_log",
+    "LogReadError",
+]
+
+LOG_FORMAT = 1
+
+
+class _Ev(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class HeaderEvent(_Ev):
+    type: Literal["header"] = "header"
+    format: int = LOG_FORMAT
+    package_version: str
+    system: str
+    system_version: str
+    scenario_id: str
+    scenario_version: str
+    scenario_path: str
+    scenario_sha256: str
+    seed: int
+    config: dict[str, Any] = Field(default_factory=dict)
+    seats: dict[str, str] = Field(default_factory=dict)
+    forced_dice: list[Any] = Field(default_factory=list)
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class RollEvent(_Ev):
+    type: Literal["roll"] = "roll"
+    purpose: str
+    sides: int
+    value: int
+    forced: bool = False
+
+
+class DecisionEvent(_Ev):
+    type: Literal["decision"] = "decision"
+    seq: int
+    actor: str
+    kind: str
+    rule: str
+    prompt: str
+    options: list[str] | None = None
+    pick: list[int] | None = None
+    payload: str | None = None
+
+
+class AnswerEvent(_Ev):
+    type: Literal["answer"] = "answer"
+    seq: int
+    actor: str
+    kind: str
+    answer: dict[str, Any]
+    policy: str = ""
+
+
+class StateEvent(_Ev):
+    type: Literal["state"] = "state"
+    path: str
+    old: Any = None
+    new: Any = None
+    rule: str = ""
+    cause: str = ""
+
+
+class PhaseEvent(_Ev):
+    type: Literal["phase"] = "phase"
+    machine: str
+    trigger: str
+    src: str
+    dst: str
+
+
+class CheckEvent(_Ev):
+    type: Literal["check"] = "check"
+    check: str
+    rule: str
+    data: dict[str, Any]
+
+
+class NarrationEvent(_Ev):
+    type: Literal["narration"] = "narration"
+    actor: str
+    text: str
+    source: str = "scenario"
+
+
+class InfoEvent(_Ev):
+    type: Literal["info"] = "info"
+    topic: str
+    text: str
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class EndEvent(_Ev):
+    type: Literal["end"] = "end"
+    outcome: dict[str, Any]
+
+
+class ModelCallEvent(_Ev):
+    """One LLM exchange (filled by the LLM agents; kept here so that every log has one event union)."""
+
+    type: Literal["model_call"] = "model_call"
+    seq: int
+    actor: str
+    kind: str
+    data: dict[str, Any]
+
+
+Event = Annotated[
+    Union[
+        HeaderEvent,
+        RollEvent,
+        DecisionEvent,
+        AnswerEvent,
+        StateEvent,
+        PhaseEvent,
+        CheckEvent,
+        NarrationEvent,
+        InfoEvent,
+        EndEvent,
+        ModelCallEvent,
+    ],
+    Field(discriminator="type"),
+]
+EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(Event)
+
+
+class LogReadError(ValueError):
+    pass
+
+
+class EventLog:
+    """Append-only JSON-lines writer; each line is flushed as it is written."""
+
+    def __init__(self, path: str | os.PathLike[str], mode: str = "w"):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._f: io.TextIOWrapper | None = open(self.path, mode, encoding="utf-8", newline="\n")
+
+    def write(self, event: BaseModel) -> None:
+        if self._f is None:
+            raise ValueError(f"log {self.path} is closed")
+        self._f.write(event.model_dump_json() + "\n")
+        self._f.flush()
+
+    def write_line(self, line: str) -> None:
+        assert self._f is not None
+        self._f.write(line + "\n")
+        self._f.flush()
+
+    def close(self) -> None:
+        if self._f is not None:
+            self._f.close()
+            self._f = None
+
+
+def read_log(path: str | os.PathLike[str]) -> tuple[list[Any], bool]:
+    """Read a log. Returns (events, truncated): a last line cut off by a crash is dropped and reported."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as e:
+        raise LogReadError(f"{p}: cannot read the log ({e.strerror or e})") from None
+    # Split on the last newline before decoding: a crash can cut a line inside a multi-byte UTF-8 character.
+    cut = raw.rfind(b"\n") + 1
+    truncated = cut < len(raw)  # no newline at the end: the last line was being written when the process died
+    try:
+        text = raw[:cut].decode("utf-8", errors="strict")
+    except UnicodeDecodeError as e:
+        raise LogReadError(f"{p}: not UTF-8 text at byte {e.start}") from None
+    lines = text.split("\n")
+    lines.pop()  # the empty piece after the last newline
+    events: list[Any] = []
+    for i, line in enumerate(lines, 1):
+        try:
+            events.append(EVENT_ADAPTER.validate_json(line))
+        except Exception as e:  # pydantic ValidationError or JSON error
+            if i == len(lines):
+                truncated = True
+                break
+            raise LogReadError(f"{p}, line {i}: not a valid event ({str(e).splitlines()[0]})") from None
+    if not events or not isinstance(events[0], HeaderEvent):
+        raise LogReadError(f"{p}: line 1 is not a session header")
+    return events, truncated

@@ -1,0 +1,123 @@
+"""Scenario files: YAML validated by the system's pydantic model, with errors that name file, field and problem."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .registry import SystemInfo, get_system, systems
+
+__all__ = ["ScenarioBase", "ScenarioError", "LoadedScenario", "load_scenario", "scenario_json_schema", "format_validation_error"]
+
+
+class ScenarioBase(BaseModel):
+    """Fields every scenario file has, whatever its system."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    system: str = Field(description="system id: bloodberry, a_game, yogaribito, last_fragment")
+    id: str = Field(pattern=r"^[a-z0-9_\-]+$", description="ASCII id of the scenario")
+    title: str = Field(min_length=1, description="title shown to players (Japanese allowed)")
+    version: str = Field(default="1", description="bump when the scenario's behaviour changes")
+    language: str = Field(default="ja", description="narration language: ja or en")
+    summary: str = Field(default="", description="one-paragraph pitch shown before play")
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot be used. ``str()`` is one paragraph naming file, field and problem."""
+
+    def __init__(self, path: str | Path, problems: list[tuple[str, str]]):
+        self.path = str(path)
+        self.problems = problems
+        parts = [f"field `{f}`: {p}" if f else p for f, p in problems]
+        super().__init__(f"{self.path}: invalid scenario: " + "; ".join(parts) + ".")
+
+
+@dataclass(frozen=True)
+class LoadedScenario:
+    path: Path
+    system: SystemInfo
+    model: Any
+    sha256: str
+    raw: dict[str, Any]
+
+    @property
+    def id(self) -> str:
+        return str(self.model.id)
+
+
+def _loc(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def format_validation_error(e: ValidationError) -> list[tuple[str, str]]:
+    problems = []
+    for err in e.errors():
+        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+        msg = err["msg"]
+        if err["type"] not in ("missing", "value_error", "assertion_error") and "input" in err:
+            shown = json.dumps(err["input"], ensure_ascii=False, default=str)
+            if len(shown) > 60:
+                shown = shown[:57] + "..."
+            msg = f"{msg} (got {shown})"
+        elif err["type"] == "value_error" and msg.startswith("Value error, "):
+            msg = msg[len("Value error, ") :]
+        problems.append((_loc(loc), msg))
+    return problems
+
+
+def load_scenario(path: str | Path) -> LoadedScenario:
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise ScenarioError(p, [("", f"cannot read the file ({e.strerror or e})")]) from None
+    try:
+        raw = yaml.safe_load(data.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ScenarioError(p, [("", f"not UTF-8 text ({e.reason} at byte {e.start})")]) from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise ScenarioError(p, [("", f"broken YAML{where}: {problem}")]) from None
+    if not isinstance(raw, dict):
+        raise ScenarioError(p, [("", "the file must be a YAML mapping (key: value) at the top level")])
+    sys_id = raw.get("system")
+    if not isinstance(sys_id, str):
+        known = ", ".join(s.id for s in systems())
+        raise ScenarioError(p, [("system", f"missing or not a string; one of: {known}")])
+    try:
+        info = get_system(sys_id)
+    except ValueError as e:
+        raise ScenarioError(p, [("system", str(e))]) from None
+    try:
+        model = info.scenario_model.model_validate(raw)
+    except ValidationError as e:
+        raise ScenarioError(p, format_validation_error(e)) from None
+    return LoadedScenario(p, info, model, hashlib.sha256(data).hexdigest(), raw)
+
+
+def scenario_json_schema(system_id: str | None = None) -> dict[str, Any]:
+    """JSON Schema of scenario files: one system's, or a oneOf over every registered system."""
+    if system_id is not None:
+        return get_system(system_id).scenario_model.model_json_schema()
+    schemas = {s.id: s.scenario_model.model_json_schema() for s in systems()}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "trpg-agents scenario",
+        "oneOf": [{"$ref": f"#/$defs/{k}"} for k in schemas],
+        "$defs": schemas,
+    }

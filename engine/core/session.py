@@ -1,0 +1,234 @@
+"""The pull-based session (OpenSpiel's ``State``, PettingZoo's AEC loop).
+
+``session.pending`` is the next ``Decision`` (None when over); ``session.answer(x)`` checks ``x`` against it (the
+checked door: ``IllegalAnswer``, state untouched), logs it, and runs the rules forward to the next decision.
+
+A system's rules are a generator (``Game.run``) that yields ``Decision``s and receives checked ``Answer``s; the
+session owns the dice, the event log and the decision numbering. A session is fully determined by its scenario,
+seed, config, forced dice and the ordered answers, which is what ``engine.core.replay`` relies on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+from .decision import Answer, Decision, IllegalAnswer
+from .dice import Dice, Roll
+from .events import (
+    AnswerEvent,
+    CheckEvent,
+    DecisionEvent,
+    EndEvent,
+    EventLog,
+    HeaderEvent,
+    InfoEvent,
+    NarrationEvent,
+    PhaseEvent,
+    RollEvent,
+    StateEvent,
+)
+from .machine import FlowState, MachineSpec
+from .scenario import LoadedScenario
+
+__all__ = ["Session", "GameContext", "Game", "package_version", "ROLES"]
+
+#: seat roles: who sits where (the CLI's --seat ROLE=POLICY)
+ROLES = ("gm", "pc", "npc")
+
+
+def package_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("trpg-agents")
+    except Exception:  # running from a source tree without an install
+        return "0+unknown"
+
+
+class Game(Protocol):
+    """What a system's rules object offers the session."""
+
+    def run(self) -> Generator[Decision, Answer, dict[str, Any]]: ...
+
+    def observation(self, actor: str) -> dict[str, Any]: ...
+
+    def snapshot(self) -> dict[str, Any]: ...
+
+    def actor_role(self, actor: str) -> str: ...
+
+    def actors(self) -> list[str]: ...
+
+
+@dataclass
+class GameContext:
+    """Everything the rules may touch: the scenario, the config, the dice and the event sink."""
+
+    scenario: LoadedScenario
+    config: Any
+    dice: Dice
+    options: Mapping[str, Any]
+    _emit: Callable[[BaseModel], None]
+
+    def emit(self, event: BaseModel) -> None:
+        self._emit(event)
+
+    def state(self, path: str, old: Any, new: Any, rule: str = "", cause: str = "") -> None:
+        self._emit(StateEvent(path=path, old=old, new=new, rule=rule, cause=cause))
+
+    def narrate(self, actor: str, text: str, source: str = "scenario") -> None:
+        self._emit(NarrationEvent(actor=actor, text=text, source=source))
+
+    def info(self, topic: str, text: str, **data: Any) -> None:
+        self._emit(InfoEvent(topic=topic, text=text, data=data))
+
+    def check(self, check: str, rule: str, data: dict[str, Any]) -> None:
+        self._emit(CheckEvent(check=check, rule=rule, data=data))
+
+    def flow(self, spec: MachineSpec) -> FlowState:
+        return FlowState(spec, self._on_move)
+
+    def _on_move(self, machine: str, trigger: str, src: str, dst: str) -> None:
+        self._emit(PhaseEvent(machine=machine, trigger=trigger, src=src, dst=dst))
+
+
+class Session:
+    """One game at one table. See the module docstring."""
+
+    def __init__(
+        self,
+        scenario: LoadedScenario,
+        seed: int = 0,
+        *,
+        config: Mapping[str, Any] | None = None,
+        dice: Dice | None = None,
+        forced_dice: Iterable[Any] = (),
+        log_path: str | Path | None = None,
+        seats: Mapping[str, str] | None = None,
+        options: Mapping[str, Any] | None = None,
+        keep_events: bool = True,
+        _log: EventLog | None = None,
+    ):
+        self.scenario = scenario
+        self.system = scenario.system
+        self.seed = seed
+        self.forced_dice = list(forced_dice)
+        self.dice = dice if dice is not None else Dice(seed, self.forced_dice)
+        self.config_overrides = dict(config or {})
+        self.config = self._build_config()
+        self.seats = dict(seats or {})
+        self.options = dict(options or {})
+        self.keep_events = keep_events
+        self.events: list[BaseModel] = []
+        self.decisions = 0
+        self.illegal_answers = 0
+        self._log = _log if _log is not None else (EventLog(log_path) if log_path is not None else None)
+        self.header = HeaderEvent(
+            package_version=package_version(),
+            system=self.system.id,
+            system_version=self.system.version,
+            scenario_id=scenario.id,
+            scenario_version=str(getattr(scenario.model, "version", "1")),
+            scenario_path=str(scenario.path),
+            scenario_sha256=scenario.sha256,
+            seed=seed,
+            config=self.config_overrides,
+            seats=self.seats,
+            forced_dice=self.forced_dice,
+            options=self.options,
+        )
+        self._emit(self.header)
+        self.dice.listen(self._on_roll)
+        self.ctx = GameContext(scenario, self.config, self.dice, self.options, self._emit)
+        self.game = self.system.new_game(self.ctx)
+        self._gen = self.game.run()
+        self.outcome: dict[str, Any] | None = None
+        self._pending: Decision | None = None
+        self._advance(None, first=True)
+
+    # -- config ------------------------------------------------------------------------------------------------
+    def _build_config(self) -> Any:
+        base = getattr(self.scenario.model, "config", None)
+        merged: dict[str, Any] = base.model_dump() if isinstance(base, BaseModel) else dict(base or {})
+        merged.update(self.config_overrides)
+        return self.system.config_model.model_validate(merged)
+
+    # -- events ------------------------------------------------------------------------------------------------
+    def _emit(self, event: BaseModel) -> None:
+        if self.keep_events:
+            self.events.append(event)
+        if self._log is not None:
+            self._log.write(event)
+
+    def _on_roll(self, r: Roll) -> None:
+        self._emit(RollEvent(purpose=r.purpose, sides=r.sides, value=r.value, forced=r.forced))
+
+    def record(self, event: BaseModel) -> None:
+        """Agents' own events (model calls) go into the same log, in order."""
+        self._emit(event)
+
+    # -- the contract ------------------------------------------------------------------------------------------
+    @property
+    def pending(self) -> Decision | None:
+        return self._pending
+
+    @property
+    def is_over(self) -> bool:
+        return self._pending is None
+
+    def observation(self, actor: str) -> dict[str, Any]:
+        return self.game.observation(actor)
+
+    def actor_role(self, actor: str) -> str:
+        return self.game.actor_role(actor)
+
+    def snapshot(self) -> dict[str, Any]:
+        return self.game.snapshot()
+
+    def answer(self, raw: Any, *, policy: str = "") -> None:
+        d = self._pending
+        if d is None:
+            raise RuntimeError("the session is over: there is nothing to answer")
+        try:
+            ans = d.check(raw)
+        except IllegalAnswer:
+            self.illegal_answers += 1
+            raise
+        self._emit(AnswerEvent(seq=d.seq, actor=d.actor, kind=d.kind, answer=ans.to_json(), policy=policy))
+        self._advance(ans)
+
+    def _advance(self, ans: Answer | None, first: bool = False) -> None:
+        try:
+            d = next(self._gen) if first else self._gen.send(ans)  # type: ignore[arg-type]
+        except StopIteration as stop:
+            self._pending = None
+            self.outcome = stop.value or {}
+            self._emit(EndEvent(outcome=self.outcome))
+            self.close()
+            return
+        d.seq = self.decisions
+        self.decisions += 1
+        actor = d.actor
+        d._observe = lambda: self.game.observation(actor)
+        self._pending = d
+        self._emit(
+            DecisionEvent(
+                seq=d.seq,
+                actor=d.actor,
+                kind=d.kind,
+                rule=d.rule,
+                prompt=d.prompt,
+                options=d.option_ids if d.options is not None else None,
+                pick=list(d.pick) if d.pick is not None else None,
+                payload=d.payload_model.__name__ if d.payload_model is not None else None,
+            )
+        )
+
+    def close(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None

@@ -1,0 +1,1369 @@
+"""ブラッドベリー rules as a pull-based generator (rules/bloodberry.md §3–§9).
+
+``BloodberryGame.run`` yields ``Decision``s and receives checked ``Answer``s. Every legality rule is applied when a
+decision's options are built, so an answer that passes ``Decision.check`` is legal; rule effects happen only after
+the answer is accepted, so a refused answer changes nothing. Section references name the spec.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ...core.decision import Answer, Decision, Option
+from ...core.session import GameContext
+from .config import BloodberryConfig
+from .data import (
+    ABILITIES, ABILITY_NAMES, BASIC_SKILLS, CLASS_SKILL_NAMES, CLASS_SKILLS, CURSE_ABILITY, CURSE_TYPE_NAMES,
+    CURSE_TYPES, RACE_SKILLS, RELATION_BASE, RELATION_TYPE_NAMES, RELATION_TYPES, EMOTION_TABLE,
+)
+from .flow import BETWEEN, CONFRONTATION, SCENE, SESSION
+from .judge import CheckSpec, JudgeMixin, Roller
+from .scenario import BloodberryScenario, SceneAction, SceneData
+from .state import Char, SkillState, Table, majority_classes, pair
+
+__all__ = ["BloodberryGame", "ring_partners", "FreeAction", "JudgeCall", "TextPayload", "TimeStop"]
+
+Gen = Generator[Decision, Answer, Any]
+EMOTION_IDS = [e[0] for e in EMOTION_TABLE]
+EMOTION_NAME = {e[0]: e[1] for e in EMOTION_TABLE}
+MAX_SCENE_CYCLES = 6  # HOUSE safety cap so that no GM can keep a scene open forever
+
+
+def ring_partners(ids: Sequence[str]) -> dict[str, list[str]]:
+    """§3 step 2: PC1–PC2, …, PCn–PC1; two PCs share one relation (A34 single); one PC has none."""
+    n = len(ids)
+    if n < 2:
+        return {i: [] for i in ids}
+    if n == 2:
+        return {ids[0]: [ids[1]], ids[1]: [ids[0]]}
+    return {ids[i]: [ids[i - 1], ids[(i + 1) % n]] for i in range(n)}
+
+
+class TextPayload(BaseModel):
+    text: str = Field(min_length=1, max_length=400)
+
+
+class FreeAction(BaseModel):
+    text: str = Field(min_length=1, max_length=400, description="what your character does (an ordinary person's act)")
+
+
+class JudgeCall(BaseModel):
+    """gm.call_judge: how the GM resolves an uncertain free action (§5.3 [1])."""
+
+    mode: str = Field(pattern="^(none|auto_success|auto_failure|basic)$")
+    bases: tuple[str, str] = ("passion", "maturity")
+    difficulty: int = Field(2, ge=0, le=10)
+
+
+class TimeStop(BaseModel):
+    hours: int = Field(ge=1, le=20, description="X: hours of stopped time; costs X 情熱 (情熱 stays ≥ 1)")
+
+
+def _opts(pairs: Sequence[tuple[str, str]]) -> list[Option]:
+    return [Option(i, l) for i, l in pairs]
+
+
+class BloodberryGame(JudgeMixin):
+    def __init__(self, ctx: GameContext):
+        self.ctx = ctx
+        self.cfg: BloodberryConfig = ctx.config
+        self.sc: BloodberryScenario = ctx.scenario.model
+        self.t = Table()
+        self.phase = ctx.flow(SESSION)
+        self.scene_m = ctx.flow(SCENE)
+        self.bs_m = ctx.flow(BETWEEN)
+        self.cf_m = ctx.flow(CONFRONTATION)
+        self.scene: SceneData | None = None
+        self.scene_index = -1
+        self.window_id = 0  # useful-bonus window (§5.6, A38): each scene and each between-scene
+        self.in_between = False
+        self.participants: list[str] = []
+        self.scene_actors: list[str] = []
+        self.prev_actors: list[str] = []
+        self.npcs_present: list[str] = []
+        self.known_npcs: set[str] = set()
+        self.actions_done: set[str] = set()
+        self.cf_curses: list[str] = []
+        self.cf_camp = "pcs"
+        self.cf_special_used: set[str] = set()
+        self.cf_result: str | None = None
+        self.result: dict[str, Any] = {}
+        self.emotion_changed = False
+        self.creating = bool(ctx.options.get("create_pcs"))
+        self.rejections: dict[str, int] = {}
+
+    # ==========================================================================================================
+    # decision helpers
+    # ==========================================================================================================
+    def choose(self, actor: str, kind: str, prompt: str, rule: str, pairs: Sequence[tuple[str, str]],
+               context: dict[str, Any] | None = None, refused: dict[str, str] | None = None,
+               always_ask: bool = False) -> Gen:
+        """Ask for one option; a decision with a single legal option is not asked (nothing to decide)."""
+        if len(pairs) == 1 and not always_ask:
+            return pairs[0][0]
+        ans = yield Decision(actor, kind, prompt, rule, options=_opts(pairs), context=context or {}, refused=refused)
+        return ans.choice
+
+    def choose_many(self, actor: str, kind: str, prompt: str, rule: str, pairs: Sequence[tuple[str, str]], lo: int,
+                    hi: int, context: dict[str, Any] | None = None) -> Gen:
+        ans = yield Decision(actor, kind, prompt, rule, options=_opts(pairs), pick=(lo, hi), context=context or {})
+        return list(ans.choices or ())
+
+    def ask_payload(self, actor: str, kind: str, prompt: str, rule: str, model: type[BaseModel], check: Any = None,
+                    context: dict[str, Any] | None = None) -> Gen:
+        ans = yield Decision(actor, kind, prompt, rule, payload_model=model, payload_check=check, context=context or {})
+        return ans.payload
+
+    # ==========================================================================================================
+    # the contract
+    # ==========================================================================================================
+    def actors(self) -> list[str]:
+        return ["gm"] + list(self.t.chars)
+
+    def actor_role(self, actor: str) -> str:
+        if actor == "gm":
+            return "gm"
+        c = self.t.chars.get(actor)
+        if c is None:
+            raise KeyError(f"unknown actor {actor!r}")
+        return "pc" if c.is_pc else "npc"
+
+    def observation(self, actor: str) -> dict[str, Any]:
+        """What ``actor`` may know (§ Appendix A): the GM sees everything; a PC sees the public table, its own
+        sheet, emotions and victory conditions, the clues handed out; never GM secrets or others' private notes."""
+        gm = actor == "gm"
+        me = self.t.chars.get(actor)
+        chars = {}
+        for cid, c in self.t.chars.items():
+            chars[cid] = c.snap(private=gm or cid == actor)
+        obs: dict[str, Any] = {
+            "system": "bloodberry",
+            "scenario": {"title": self.sc.title, "setting": self.sc.setting, "summary": self.sc.summary},
+            "phase": self.phase.state,
+            "scene": None,
+            "characters": chars,
+            "relations": [
+                {"between": [a, b], "name": r.name, "strength": r.strength}
+                for (a, b), r in sorted(self.t.relations.items())
+                if gm or (self.t.chars[a].is_pc and self.t.chars[b].is_pc) or actor in (a, b)
+            ],
+            "camp_strength": {f"{c}|{k}": v for (c, k), v in sorted(self.t.camp_strength.items())},
+            "clock_minutes": self.t.clock,
+            "clues": list(self.t.clues),
+        }
+        if self.scene is not None:
+            s = self.scene
+            obs["scene"] = {
+                "id": s.id, "title": s.title, "place": s.place, "text": s.text, "participants": list(self.participants),
+                "scene_actors": list(self.scene_actors), "npcs": list(self.npcs_present),
+            }
+        if me is not None:
+            obs["me"] = me.snap(private=True)
+        if gm:
+            obs["gm"] = {
+                "gm_notes": self.sc.gm_notes, "flags": sorted(self.t.flags), "scene_secret": self.scene.gm_secret if self.scene else "",
+                "hama": {f"{u}|{t}": k for (u, t), k in self.t.hama.items()},
+            }
+        return obs
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "table": self.t.snap(),
+            "phase": self.phase.state,
+            "scene": self.scene.id if self.scene else None,
+            "participants": list(self.participants),
+            "scene_actors": list(self.scene_actors),
+            "result": dict(self.result),
+        }
+
+    # ==========================================================================================================
+    # state changes (every one logged)
+    # ==========================================================================================================
+    def set_ability(self, c: Char, ab: str, new: int, rule: str, cause: str = "") -> None:
+        old = c.ab[ab]
+        if old != new:
+            c.ab[ab] = new
+            self.ctx.state(f"{c.id}.{ab}", old, new, rule, cause)
+
+    def set_willpower(self, c: Char, new: int, rule: str) -> None:
+        new = max(0, min(3, new))  # §4.3: 0..3, gains above 3 are lost
+        if new != c.willpower:
+            self.ctx.state(f"{c.id}.willpower", c.willpower, new, rule)
+            c.willpower = new
+
+    def set_strength(self, a: str, b: str, new: int, rule: str) -> None:
+        r = self.t.rel(a, b)
+        new = max(0, min(3, new))
+        if new != r.strength:
+            self.ctx.state(f"relation.{'|'.join(pair(a, b))}", r.strength, new, rule)
+            r.strength = new
+
+    def set_status(self, c: Char, status: str, rule: str) -> None:
+        if c.status != status:
+            self.ctx.state(f"{c.id}.status", c.status, status, rule)
+            c.status = status
+            if status != "active" and c.id in self.participants and status in ("dropped", "vanished", "hosted"):
+                self.participants.remove(c.id)
+                if c.id in self.scene_actors:
+                    self.scene_actors.remove(c.id)
+
+    def cost_floor(self) -> int:
+        return 2 if self.cfg.cost_floor_reading == "floor_2" else 1
+
+    def can_spend(self, c: Char, ab: str, n: int) -> bool:
+        """§4.1 self-spending (消費): never below 1 (A14)."""
+        return c.ab[ab] - n >= self.cost_floor()
+
+    def spend(self, c: Char, ab: str, n: int, rule: str) -> None:
+        assert self.can_spend(c, ab, n), (c.id, ab, n)
+        self.set_ability(c, ab, c.ab[ab] - n, rule, "spend")
+
+    def present_pcs(self) -> list[Char]:
+        """PCs present now: the scene's participants; between scenes every PC still in play."""
+        if self.in_between:
+            return [c for c in self.t.pcs() if c.in_play]
+        return [self.t.chars[i] for i in self.participants if self.t.chars[i].is_pc and self.t.chars[i].in_play]
+
+    def sublimate(self, c: Char, sid: str, rule: str) -> None:
+        """§5.4 sublimate(skill), §7.3."""
+        sk = c.skill(sid)
+        assert sk is not None and not sk.sublimated
+        sk.sublimated = True
+        sk.effect_available = True
+        self.ctx.state(f"{c.id}.skill.{sid}", "unsublimated", "sublimated", rule)
+        ab = BASIC_SKILLS[sid].sub_ability
+        c.full[ab] += 1
+        self.set_ability(c, ab, c.ab[ab] + 1, rule, "sublimation")
+
+    def declare_effect(self, c: Char, sid: str) -> Gen:
+        """A sublimation effect is declared: it is spent, then the 忘却 window opens (§9.1). True = it happens."""
+        sk = c.skill(sid)
+        assert sk is not None and sk.effect_available and sk.sublimated
+        sk.effect_available = False
+        self.ctx.state(f"{c.id}.skill.{sid}.effect", "available", "spent", "§7.3", "declared")
+        if sid == "bokyaku":
+            return True  # 忘却 cannot be cancelled
+        for other in self.present_pcs():
+            if other.id == c.id or not other.effect_ready("bokyaku"):
+                continue
+            ch = yield from self.choose(
+                other.id, "j.forget", f"{c.name} declares {BASIC_SKILLS[sid].name}. Cancel it with 忘却?", "§9.1 忘却",
+                [("pass", "見送る"), ("cancel", f"忘却: {BASIC_SKILLS[sid].name} を打ち消す")],
+                context={"user": c.id, "effect": sid, "in_confrontation": self.cf_m.state == "cf_loop",
+                         "user_is_opponent": self._opponents(other, c)},
+            )
+            if ch == "cancel":
+                yield from self.declare_effect(other, "bokyaku")
+                self.ctx.info("effect_cancelled", f"{other.name} の忘却が {c.name} の{BASIC_SKILLS[sid].name}を打ち消した",
+                              user=c.id, effect=sid, by=other.id)
+                return False
+        return True
+
+    def _opponents(self, a: Char, b: Char) -> bool:
+        """Rival camps only exist in confrontations; PCs of one camp are allies."""
+        return False
+
+    # -- ability decrease, guard, drop (§7.9) ------------------------------------------------------------------
+    def decrease(self, target: Char, ab: str, amount: int, cause: str, rule: str) -> Gen:
+        guard: Char | None = None
+        for g in self.present_pcs():
+            if g.id == target.id or g.willpower < 1 or not g.in_play or g.status == "dead":
+                continue
+            if self.cfg.guard_floor == "forbid_below_1" and g.ab[ab] - amount < 1:
+                continue
+            ch = yield from self.choose(
+                g.id, "kiryoku.guard", f"{target.name} の{ABILITY_NAMES[ab]}が{amount}減少する。気力1で肩代わりする?", "§4.3 #2, §7.9",
+                [("pass", "見送る"), ("guard", f"肩代わり: 自分の{ABILITY_NAMES[ab]} −{amount}")],
+                context={"target": target.id, "ability": ab, "amount": amount, "target_value": target.ab[ab],
+                         "my_value": g.ab[ab], "willpower": g.willpower},
+            )
+            if ch == "guard":
+                guard = g
+                break
+        if guard is not None:
+            self.set_willpower(guard, guard.willpower - 1, "§4.3 #2 guard")
+            self.ctx.info("guard", f"{guard.name} が {target.name} の減少を肩代わりした", guard=guard.id, target=target.id)
+            target = guard
+            cause = f"guard for {cause}"
+        self.set_ability(target, ab, max(0, target.ab[ab] - amount), rule, cause)
+        yield from self.zero_check(target)
+
+    def zero_check(self, c: Char) -> Gen:
+        if not c.is_pc or not c.any_zero() or c.status in ("dropped", "vanished", "absent"):
+            return
+        if (c.ab["passion"] == 0 and self.cfg.allow_self_rescue_at_zero and c.effect_ready("byojaku")):
+            ch = yield from self.choose(
+                c.id, "rescue.byojaku", "情熱が0になった。病弱で情熱を2回復する?", "§7.9 self-rescue",
+                [("use", "病弱を使う"), ("pass", "使わない")], context={"abilities": dict(c.ab)},
+            )
+            if ch == "use":
+                yield from self.use_byojaku(c)
+        if c.any_zero():
+            self.set_status(c, "dropped", "§4.1 ability 0 → dropped")
+
+    def use_byojaku(self, c: Char) -> Gen:
+        ok = yield from self.declare_effect(c, "byojaku")
+        if ok:
+            cap = c.full["passion"] if self.cfg.heal_cap == "full" else 10**6
+            self.set_ability(c, "passion", min(cap, c.ab["passion"] + 2), "§9.1 病弱", "recover")
+        if c.status == "dropped" and not c.any_zero():
+            self.set_status(c, "active", "§4.1 ability above 0 again")
+
+    # ==========================================================================================================
+    # the session (§6)
+    # ==========================================================================================================
+    def run(self) -> Gen:
+        proc = self.ctx.options.get("procedure")
+        if proc is not None:
+            from .procedures import apply_setup, run_procedure
+
+            if "creation" in proc:
+                self.creating = True
+                self.ctx.options = {**self.ctx.options, **(proc["creation"] or {})}
+            else:
+                self._load_pregenerated()
+                apply_setup(self, self.ctx.options.get("setup") or {})
+            out = yield from run_procedure(self, proc)
+            return {"ending": "procedure", **out, "snapshot": self.snapshot()}
+        if self.creating:
+            from .creation import create_pcs
+
+            yield from create_pcs(self)
+        else:
+            self._load_pregenerated()
+        yield from self._approve_sheets()
+        self.phase.fire("start_session")
+        yield from self._session_start()
+        scenes = list(self.sc.scenes)
+        ended = False
+        for i, s in enumerate(scenes):
+            if not all(f in self.t.flags for f in s.requires_flags):
+                self.ctx.info("scene_skipped", f"シーン「{s.title}」は条件を満たさないため飛ばされた", scene=s.id, requires=s.requires_flags)
+                continue
+            go_ending = yield from self._scene(i, s)
+            if go_ending or not self._any_pc_in_play() or self.cf_result == "defeat":
+                ended = True
+                break
+            if any(all(f in self.t.flags for f in later.requires_flags) for later in scenes[i + 1:]):
+                self.phase.fire("end_scene")
+                yield from self._between_scenes()
+            else:
+                break
+        _ = ended
+        self.phase.fire("to_ending")
+        yield from self._ending()
+        self.phase.fire("finish")
+        return self._session_end()
+
+    def _any_pc_in_play(self) -> bool:
+        return any(c.status == "active" for c in self.t.pcs())
+
+    # -- creation ----------------------------------------------------------------------------------------------
+    def _load_pregenerated(self) -> None:
+        ids = [p.id for p in self.sc.pcs]
+        for n, p in enumerate(self.sc.pcs, 1):
+            cls = p.class_ or majority_classes(p.basic_skills)[0]
+            cskills = list(CLASS_SKILLS[cls])
+            rskills: list[str] = []
+            if p.race == "fairy":
+                drop = p.fairy_drop or cskills[2]
+                cskills = [s for s in cskills if s != drop]
+                rskills = list(RACE_SKILLS)
+            c = Char(
+                id=p.id, name=p.name, kind="pc", number=n, ab=p.abilities.model_dump(), full=p.abilities.model_dump(),
+                willpower=1, skills=[SkillState(s) for s in p.basic_skills], cls=cls, race=p.race,
+                class_skills=cskills, race_skills=rskills, otherworldly=p.race == "fairy", profile=p.profile,
+                personal_curse=p.personal_curse, emotions={k: list(v) for k, v in p.emotions.items()},
+                victory=[{"text": v, "source": "pc", "achieved": None} for v in p.victory_conditions],
+            )
+            c.has_key = "spare_key" in cskills
+            self.t.chars[c.id] = c
+        names = {pair(*r.between): r.name for r in self.sc.relations}
+        for a, partners in ring_partners(ids).items():
+            for b in partners:
+                self.t.rel(a, b).name = names.get(pair(a, b), "")
+        self._load_npcs()
+
+    def _load_npcs(self) -> None:
+        for npc in self.sc.npcs:
+            self.t.chars[npc.id] = Char(
+                id=npc.id, name=npc.name, kind="npc", ab=npc.abilities.model_dump(), full=npc.abilities.model_dump(),
+                willpower=npc.willpower, otherworldly=npc.otherworldly, lost_wish=npc.lost_wish,
+                description=npc.description, secret=npc.secret,
+            )
+        for cu in self.sc.curses:
+            stats = {"doubt": cu.doubt, "malice": cu.malice, "anxiety": cu.anxiety}
+            self.t.chars[cu.id] = Char(id=cu.id, name=cu.name, kind="curse", ab=dict(stats), full=dict(stats),
+                                       otherworldly=True, description=cu.description, secret=cu.secret)
+
+    def sheet_problems(self, c: Char) -> list[tuple[str, str]]:
+        from .state import sheet_problems
+
+        partners = ring_partners([p.id for p in self.t.pcs()])[c.id]
+        base = list(CLASS_SKILLS.get(c.cls or "", ()))
+        drop = next((s for s in base if s not in c.class_skills), None) if c.race == "fairy" else None
+        return sheet_problems(
+            abilities=c.full, skills=[s.id for s in c.skills], cls=c.cls, race=c.race,
+            class_skills=c.class_skills + c.race_skills, fairy_drop=drop, partners=partners, emotions=c.emotions,
+            relation_strengths={p: self.t.strength(c.id, p) for p in partners},
+            sublimated=[s.id for s in c.skills if s.sublimated], willpower=None,
+        )
+
+    def _approve_sheets(self) -> Gen:
+        """gm.approve_sheet (§3 Finish): approve iff V1–V8 hold; an illegal sheet can never be approved."""
+        for c in self.t.pcs():
+            while True:
+                problems = self.sheet_problems(c)
+                if problems:
+                    pairs = [("reject", "却下 (reject)")]
+                    refused = {"approve": "; ".join(f"{k}: {p}" for k, p in problems)}
+                else:
+                    from .creation import MAX_REJECTIONS
+
+                    can_reject = self.creating and self.rejections.get(c.id, 0) < MAX_REJECTIONS
+                    pairs = [("approve", "承認 (approve)")] + ([("reject", "却下 (reject)")] if can_reject else [])
+                    refused = None
+                ch = yield from self.choose("gm", "gm.approve_sheet", f"{c.name} のキャラクターシートを承認する?", "§3 V1–V8", pairs,
+                                            context={"pc": c.id, "problems": [list(p) for p in problems]}, refused=refused)
+                if ch == "approve":
+                    break
+                if not self.creating:
+                    raise ValueError(f"pregenerated PC {c.id} is illegal: {problems}")
+                from .creation import recreate_pc
+
+                yield from recreate_pc(self, c)
+
+    # -- session start -----------------------------------------------------------------------------------------
+    def _session_start(self) -> Gen:
+        """§6 SESSION_START."""
+        for c in self.t.pcs():
+            if c.status == "absent":
+                continue
+            if self.cfg.session_start_restore:
+                for a in ABILITIES:
+                    self.set_ability(c, a, c.full[a], "§4.1 session_start_restore")
+            c.willpower = 1
+            for s in c.skills:
+                if s.sublimated:
+                    s.effect_available = True
+        for c in self.t.pcs():
+            text = self.sc.gm_victory_conditions.get(c.id)
+            if text is None or c.status == "absent":
+                continue
+            ch = yield from self.choose("gm", "gm.assign_victory", f"{c.name} に勝利条件を与える?", "§4.7",
+                                        [("scenario", f"与える: {text}"), ("none", "与えない")], context={"pc": c.id, "text": text})
+            if ch == "scenario" and len(c.victory) < 2:
+                c.victory.insert(0, {"text": text, "source": "gm", "achieved": None})
+                self.ctx.state(f"{c.id}.victory", None, text, "§4.7", "gm")
+        if self.sc.setting:
+            self.ctx.narrate("gm", self.sc.setting)
+
+    # -- scenes ------------------------------------------------------------------------------------------------
+    def _scene(self, index: int, s: SceneData) -> Gen:
+        """§6 SCENE with §7.1 normal order. Returns True when the GM goes to the ending."""
+        self.phase.fire("open_scene")
+        self.scene_m.fire("frame")
+        self.in_between = False
+        self.window_id += 1
+        self.scene, self.scene_index = s, index
+        self.emotion_changed = False
+        active = [c.id for c in self.t.pcs() if c.status == "active"]
+        default_parts = active if s.participants == "all" else [p for p in s.participants if p in active]
+        parts = yield from self.choose_many(
+            "gm", "gm.scene_setup", f"シーン「{s.title}」の参加者 (participants)", "§6, §7.7 BS_4",
+            [(p, self.t.chars[p].name) for p in active], 0, len(active),
+            context={"scene": s.id, "scenario_participants": default_parts, "proposers": list(self.proposers)},
+        )
+        self.participants = list(parts)
+        self.npcs_present = [n for n in s.npcs if self.t.chars[n].status in ("active", "dead")]
+        self.known_npcs.update(self.npcs_present)
+        cands = self.participants + self.npcs_present
+        if cands:
+            wanted = [a for a in list(self.proposers) + list(s.scene_actors) if a in cands]
+            actors = yield from self.choose_many(
+                "gm", "gm.scene_setup", f"シーン「{s.title}」のシーンアクター (0–2)", "§6 scene actors ≤ 2",
+                [(p, self.t.chars[p].name) for p in cands], 0, min(2, len(cands)),
+                context={"scene": s.id, "suggested": list(dict.fromkeys(wanted))[:2], "approved_proposers": list(self.proposers)},
+            )
+        else:
+            actors = []
+        self.scene_actors = list(actors)
+        self.proposers = []
+        self.ctx.info("scene", f"シーン「{s.title}」", scene=s.id, participants=self.participants, scene_actors=self.scene_actors,
+                      npcs=self.npcs_present)
+        if s.text:
+            self.ctx.narrate("gm", s.text)
+        # entry requests from PCs left out (§5.7 登場判定)
+        self.scene_m.fire("entries")
+        yield from self._entry_requests(s)
+        self.scene_m.fire("run_events")
+        for ev in s.events:
+            yield from self._scene_event(s, ev)
+            if not self._any_pc_in_play():
+                break
+        go_ending = False
+        if s.confrontation is not None and self._any_pc_in_play():
+            self.scene_m.fire("confront")
+            yield from self._confrontation(s)
+        elif self._any_pc_in_play():
+            self.scene_m.fire("take_turns")
+            go_ending = yield from self._turns(s)
+        self.scene_m.fire("close")
+        self.prev_actors = [a for a in self.scene_actors if self.t.chars[a].is_pc]
+        self._advance_clock(self.cfg.hours_per_scene * 60)
+        return go_ending
+
+    proposers: list[str] = []
+
+    def _advance_clock(self, minutes: int) -> None:
+        frozen = min(self.t.frozen_minutes, minutes)
+        if frozen:
+            self.t.frozen_minutes -= frozen
+            self.ctx.info("time_stop", f"時間が止まっている ({frozen} 分)", minutes=frozen)
+        if minutes - frozen:
+            old = self.t.clock
+            self.t.clock += minutes - frozen
+            self.ctx.state("clock", old, self.t.clock, "§11 G9")
+
+    def _entry_requests(self, s: SceneData) -> Gen:
+        for c in self.t.pcs():
+            if c.status != "active" or c.id in self.participants:
+                continue
+            ch = yield from self.choose(c.id, "pc.entry_request", f"シーン「{s.title}」に登場を申し出る?", "§5.7 登場判定",
+                                        [("stay_out", "登場しない"), ("request", "登場を申し出る")],
+                                        context={"scene": s.id, "participants": list(self.participants)})
+            if ch != "request":
+                continue
+            ruling = yield from self.choose("gm", "gm.entry_ruling", f"{c.name} の登場の申し出", "§5.7",
+                                            [("check", "登場判定 (情熱+大人, 難易度1)"), ("allow", "そのまま許可"), ("deny", "却下")],
+                                            context={"pc": c.id, "scene": s.id})
+            if ruling == "deny":
+                continue
+            if ruling == "check":
+                spec = CheckSpec("basic", "entry", f"{c.name} 登場判定", "§5.7 entry_check")
+                r = Roller(c, "basic", ("passion", "maturity"), threshold=1)
+                yield from self.judge(spec, [r])
+                if not r.success:
+                    self.ctx.info("entry", f"{c.name} はこのシーンに登場できなかった", pc=c.id, success=False)
+                    continue
+            self.participants.append(c.id)
+            self.ctx.info("entry", f"{c.name} がシーンに登場した", pc=c.id, success=True)
+
+    def _scene_event(self, s: SceneData, ev: Any) -> Gen:
+        if ev.narration is not None:
+            self.ctx.narrate("gm", ev.narration)
+            return
+        if ev.npc_entry is not None:
+            npc = self.t.chars[ev.npc_entry]
+            ch = yield from self.choose("gm", "gm.npc_entry", f"{npc.name} を登場させる?", "§8 gm.npc_entry",
+                                        [("enter", "登場させる"), ("skip", "登場させない")], context={"npc": npc.id})
+            if ch == "enter" and npc.id not in self.npcs_present and npc.in_play:
+                self.npcs_present.append(npc.id)
+                self.known_npcs.add(npc.id)
+                self.ctx.info("npc_entry", f"{npc.name} が登場した", npc=npc.id)
+            return
+        cc = ev.curse_check
+        if cc.target == "scene_actors":
+            targets = [a for a in self.scene_actors if self.t.chars[a].is_pc] or list(self.participants)[:1]
+        elif cc.target == "participants":
+            targets = list(self.participants)
+        else:
+            targets = [cc.target] if cc.target in self.participants else []
+        for tid in targets:
+            target = self.t.chars[tid]
+            if target.status != "active":
+                continue
+            if cc.curse == "formless":
+                ctype, diff = cc.type, cc.difficulty if cc.difficulty is not None else self.cfg.formless_curse_default_difficulty
+                label = f"形なき呪い ({CURSE_TYPE_NAMES[ctype]})"
+            else:
+                curse = self.t.chars[cc.curse]
+                if not curse.in_play:
+                    continue
+                ctype = cc.type or max(CURSE_TYPES, key=lambda k: curse.ab[k])
+                diff = curse.ab[ctype]
+                label = f"{curse.name} ({CURSE_TYPE_NAMES[ctype]} {diff})"
+            ch = yield from self.choose("gm", "gm.curse_event", f"呪い判定: {target.name} に {label}", "§5.5, §8 gm.curse_event",
+                                        [("run", "行う"), ("skip", "行わない")],
+                                        context={"target": tid, "type": ctype, "difficulty": diff, "text": cc.text})
+            if ch != "run":
+                continue
+            if cc.text:
+                self.ctx.narrate("gm", cc.text)
+            yield from self.curse_check(target, ctype, diff, label)
+
+    def _turns(self, s: SceneData) -> Gen:
+        """§7.1 normal order: scene-actor PCs, other PCs (NPC turns are GM narration here)."""
+        cycle = 0
+        while True:
+            cycle += 1
+            order = [a for a in self.scene_actors if self.t.chars[a].is_pc] + [
+                p for p in self.participants if p not in self.scene_actors
+            ]
+            for pid in order:
+                c = self.t.chars[pid]
+                if not c.can_act or pid not in self.participants:
+                    continue
+                yield from self._pc_turn(c, s)
+                if not self._any_pc_in_play():
+                    return False
+            pairs = [("end_scene", "シーンを終える"), ("ending", "エンディングへ")]
+            if cycle < MAX_SCENE_CYCLES:
+                pairs.insert(0, ("continue", "続ける"))
+            open_actions = [a.id for a in s.actions if self._action_open(a)]
+            ch = yield from self.choose("gm", "gm.end_scene", f"シーン「{s.title}」: 続ける?", "§6 scene-ending guidance", pairs,
+                                        context={"cycle": cycle, "planned_cycles": s.cycles, "open_actions": open_actions,
+                                                 "emotion_changed": self.emotion_changed, "is_last_scene": self._is_last(s)})
+            if ch == "continue":
+                continue
+            return ch == "ending"
+
+    def _is_last(self, s: SceneData) -> bool:
+        return s is self.sc.scenes[-1]
+
+    def _action_open(self, a: SceneAction) -> bool:
+        if a.once and a.id in self.actions_done:
+            return False
+        return all(f in self.t.flags for f in a.requires_flags)
+
+    # -- PC turn actions in a scene (§7.8) ---------------------------------------------------------------------
+    def _skill_options(self, c: Char, in_cf: bool) -> list[tuple[str, str]]:
+        s = self.scene
+        out: list[tuple[str, str]] = []
+        others = [self.t.chars[i] for i in self.participants + self.npcs_present if i != c.id]
+        if c.status == "dead":
+            pass
+        if c.effect_ready("ganbariya"):
+            for o in self.t.chars.values():
+                if o.id != c.id and self.t.strength(c.id, o.id) == 1 and o.status not in ("vanished",):
+                    out.append((f"effect:ganbariya:{o.id}", f"頑張り屋: {o.name} との関係を1→2"))
+        if c.effect_ready("byojaku") and c.ab["passion"] < c.full["passion"]:
+            out.append(("effect:byojaku", "病弱: 情熱を2回復"))
+        if s is not None and not in_cf:
+            if c.has_class_skill("into_distant_dream") and "otherworld" in s.tags:
+                out.append(("skill:into_distant_dream", "遠き夢の中へ (情熱+情熱, 難易度3)"))
+            if c.has_class_skill("afterimage_of_past") and "tools_at_hand" in s.tags:
+                out.append(("skill:afterimage_of_past", "過去の残像 (気品+大人, 難易度3)"))
+        if c.has_class_skill("words") and self.can_spend(c, "maturity", 1):
+            for o in others:
+                if o.kind != "curse" and o.lost_wish and o.in_play:
+                    out.append((f"skill:words:{o.id}", f"言葉: {o.name} の問いに答える (大人 −1)"))
+        if c.has_class_skill("time_stop") and self.can_spend(c, "passion", 1):
+            out.append(("skill:time_stop", "時間: X時間、時を止める (情熱 −X)"))
+        if c.has_class_skill("foam_on_stagnant_water"):
+            for o in others:
+                if o.otherworldly and o.in_play and not o.is_pc:
+                    out.append((f"skill:foam:{o.id}", f"淀みに浮かぶ泡沫の: {o.name} を魂に匿う (情熱+情熱, 難易度3)"))
+        if c.has_class_skill("exorcism"):
+            for o in others:
+                if o.otherworldly and o.in_play and (c.id, o.id) not in self.t.hama:
+                    out.append((f"skill:exorcism:{o.id}", f"破魔: {o.name} の判定を一つ封じる"))
+        if c.has_class_skill("total_domination") and self.can_spend(c, "grace", 1):
+            for o in others:
+                if o.in_play and o.status != "dead":
+                    out.append((f"skill:domination:{o.id}", f"完全支配: {o.name} (気品 −1)"))
+        if c.has_class_skill("spare_key") and not in_cf:
+            for o in self.present_pcs():
+                if o.id != c.id and not o.has_key:
+                    out.append((f"skill:give_key:{o.id}", f"合い鍵を {o.name} に渡す"))
+        return out
+
+    def _pc_turn(self, c: Char, s: SceneData) -> Gen:
+        pairs: list[tuple[str, str]] = []
+        if c.status == "active":
+            for a in s.actions:
+                if self._action_open(a):
+                    pairs.append((f"act:{a.id}", a.label))
+        pairs += self._skill_options(c, in_cf=False)
+        if c.status == "active":
+            pairs.append(("free", "自由な行動を宣言する (free action)"))
+        pairs.append(("pass", "何もしない (pass)"))
+        ch = yield from self.choose(
+            c.id, "pc.declare", f"{c.name} の手番: 何をする?", "§7.8, §8 pc.declare", pairs,
+            context={"scene": s.id, "actions": {a.id: {"bases": list(a.bases) if a.bases else None, "difficulty": a.difficulty,
+                                                        "door": a.door} for a in s.actions if self._action_open(a)}},
+        )
+        if ch == "pass":
+            return
+        if ch == "free":
+            yield from self._free_action(c)
+        elif ch.startswith("act:"):
+            yield from self._scene_action(c, next(a for a in s.actions if a.id == ch[4:]))
+        else:
+            yield from self.use_skill(c, ch)
+
+    def _free_action(self, c: Char) -> Gen:
+        act = yield from self.ask_payload(c.id, "pc.declare", "どんな行動をする? (free text)", "§7.8", FreeAction,
+                                          context={"free_text": True})
+        self.ctx.narrate(c.id, act.text, source="player")
+        ruling = yield from self.choose("gm", "gm.permit", f"{c.name} の行動を許可する? 「{act.text}」", "§8 gm.permit (ordinary people only)",
+                                        [("permit", "許可"), ("deny", "却下 (superhuman)")], context={"pc": c.id, "text": act.text},
+                                        always_ask=True)
+        if ruling == "deny":
+            self.ctx.info("denied", f"GM は {c.name} の行動を認めなかった", pc=c.id)
+            return
+
+        def check(p: BaseModel) -> str | None:
+            assert isinstance(p, JudgeCall)
+            if p.mode == "basic" and any(b not in ABILITIES for b in p.bases):
+                return f"bases must be two of {list(ABILITIES)}"
+            return None
+
+        call = yield from self.ask_payload("gm", "gm.call_judge", f"{c.name} の行動「{act.text}」の判定", "§5.3 [1], §9.5", JudgeCall,
+                                           check, context={"pc": c.id, "text": act.text,
+                                                           "random_payloads": [{"mode": "basic", "bases": ["passion", "maturity"], "difficulty": 2},
+                                                                               {"mode": "none"}]})
+        if call.mode in ("none", "auto_success"):
+            self.ctx.info("free_action", f"{c.name} の行動は成功した", pc=c.id, success=True)
+        elif call.mode == "auto_failure":
+            self.ctx.info("free_action", f"{c.name} の行動は失敗した", pc=c.id, success=False)
+        else:
+            spec = CheckSpec("basic", "generic", f"{c.name}: {act.text[:30]}", "§5.7 generic")
+            r = Roller(c, "basic", (call.bases[0], call.bases[1]), threshold=call.difficulty)
+            yield from self.judge(spec, [r])
+            self.ctx.info("free_action", f"{c.name} の行動は{'成功' if r.success else '失敗'}した", pc=c.id, success=r.success)
+
+    def _scene_action(self, c: Char, a: SceneAction) -> Gen:
+        self.ctx.narrate(c.id, a.label, source="declare")
+        if a.bases is None:
+            success = True
+        else:
+            spec = CheckSpec("basic", "generic", f"{c.name}: {a.label}", "§5.7 generic", door=a.door)
+            r = Roller(c, "basic", (a.bases[0], a.bases[1]), threshold=a.difficulty)
+            yield from self.judge(spec, [r])
+            success = r.success
+        out = a.success if success else a.failure
+        if success:
+            self.actions_done.add(a.id)
+        self._apply_outcome(out)
+        self.ctx.info("scene_action", f"{c.name}: {a.label} → {'成功' if success else '失敗'}", pc=c.id, action=a.id, success=success)
+
+    def _apply_outcome(self, out: Any) -> None:
+        if out.text:
+            self.ctx.narrate("gm", out.text)
+        for f in out.set_flags:
+            if f not in self.t.flags:
+                self.t.flags.add(f)
+                self.ctx.state(f"flag.{f}", False, True, "scenario")
+        if out.clue and out.clue not in self.t.clues:
+            self.t.clues.append(out.clue)
+            self.ctx.state("clues", None, out.clue, "scenario")
+
+    # -- class / race skills and anytime effects (§9.1–9.3) ----------------------------------------------------
+    def use_skill(self, c: Char, ch: str) -> Gen:
+        parts = ch.split(":")
+        kind, sid = parts[0], parts[1]
+        target = self.t.chars[parts[2]] if len(parts) > 2 else None
+        s = self.scene
+        if kind == "effect" and sid == "ganbariya":
+            assert target is not None
+            ok = yield from self.declare_effect(c, "ganbariya")
+            if ok and self.t.strength(c.id, target.id) == 1:
+                self.set_strength(c.id, target.id, 2, "§9.1 頑張り屋 (A44: no sublimation)")
+            return
+        if kind == "effect" and sid == "byojaku":
+            yield from self.use_byojaku(c)
+            return
+        if sid == "into_distant_dream":
+            r = yield from self._skill_check(c, "遠き夢の中へ", ("passion", "passion"), 3)
+            if r and s is not None and s.otherworld_voices:
+                self._clue(s.otherworld_voices)
+            return
+        if sid == "afterimage_of_past":
+            r = yield from self._skill_check(c, "過去の残像", ("grace", "maturity"), 3)
+            if r and s is not None and s.past_event:
+                self._clue(s.past_event)
+            return
+        if sid == "words":
+            assert target is not None
+            self.spend(c, "maturity", 1, "§9.2 言葉 cost (A21: paid on declaration)")
+            target.lost_wish = False
+            self.ctx.state(f"{target.id}.lost_wish", True, False, "§9.2 言葉")
+            self.t.flags.add(f"words_{target.id}")
+            self.ctx.narrate(c.id, f"{c.name} は {target.name} の問いに答えを与えた。{target.name} はそれを受け入れる。", source="skill")
+            return
+        if sid == "time_stop":
+            maxx = c.ab["passion"] - self.cost_floor()
+            p = yield from self.ask_payload(
+                c.id, "sk.time", f"時間: 何時間止める? (1–{maxx})", "§9.2 時間", TimeStop,
+                lambda p: None if p.hours <= maxx else f"X must be 1..{maxx} (情熱 stays ≥ {self.cost_floor()})",
+                context={"max_hours": maxx, "random_payloads": [{"hours": 1}]},
+            )
+            self.spend(c, "passion", p.hours, "§9.2 時間 cost")
+            self.t.frozen_minutes += 60 * p.hours
+            self.ctx.state("clock.frozen_minutes", self.t.frozen_minutes - 60 * p.hours, self.t.frozen_minutes, "§9.2 時間")
+            return
+        if sid == "foam":
+            assert target is not None
+            r = yield from self._skill_check(c, "淀みに浮かぶ泡沫の", ("passion", "passion"), 3)
+            if r:
+                target.hosted_by = c.id
+                self.set_status(target, "hosted", "§9.2 淀みに浮かぶ泡沫の")
+                if target.id in self.npcs_present:
+                    self.npcs_present.remove(target.id)
+                if target.kind == "npc":  # a person: +1 to an ability (A19)
+                    owner = c if self.cfg.foam_bonus_owner == "user" else target
+                    ab = yield from self.choose(c.id, "sk.foam", "どの能力値を+1する?", "§9.2, A19",
+                                                [(a, ABILITY_NAMES[a]) for a in ABILITIES])
+                    owner.foam_bonus[ab] = owner.foam_bonus.get(ab, 0) + 1
+                    self.ctx.state(f"{owner.id}.foam_bonus.{ab}", 0, owner.foam_bonus[ab], "A19")
+            return
+        if sid == "exorcism":
+            assert target is not None
+            kinds = list(CURSE_TYPES) + list(RELATION_TYPES)
+            k = yield from self.choose(c.id, "sk.hama", f"破魔: {target.name} のどの判定を封じる?", "§9.2 破魔, A20",
+                                       [(x, CURSE_TYPE_NAMES.get(x) or RELATION_TYPE_NAMES[x]) for x in kinds],
+                                       context={"target": target.id, "target_stats": dict(target.ab)})
+            self.t.hama[(c.id, target.id)] = k
+            self.ctx.state(f"hama.{c.id}|{target.id}", None, k, "§9.2 破魔")
+            self._hama_decrement(c, target)
+            return
+        if sid == "domination":
+            assert target is not None
+            self.spend(c, "grace", 1, "§9.2 完全支配 cost")
+            consent = "refuse"
+            if target.kind != "curse":
+                consent = yield from self.choose(target.id, "sk.domination_consent", f"{c.name} の完全支配を受け入れる?",
+                                                 "§9.2 完全支配", [("refuse", "拒む"), ("consent", "受け入れる (即死)")])
+            if consent == "consent":
+                self.set_status(target, "dead", "§9.2 完全支配 (A21)")
+                return
+            r = Roller(c, "basic", ("grace", "grace"), threshold=0)
+            spec = CheckSpec("basic", "skill", f"{c.name}: 完全支配", "§9.2 完全支配")
+            yield from self.judge(spec, [r])
+            hours = r.ach if r.success else 0
+            if hours:
+                old = target.no_relation_until
+                target.no_relation_until = self.t.clock + 60 * hours
+                self.ctx.state(f"{target.id}.no_relation_until", old, target.no_relation_until, "§9.2 完全支配 (A21)")
+            return
+        if sid == "give_key":
+            assert target is not None
+            target.has_key = True
+            self.ctx.state(f"{target.id}.has_key", False, True, "§9.2 合い鍵")
+            return
+        raise AssertionError(ch)
+
+    def _clue(self, text: str) -> None:
+        self.ctx.narrate("gm", text)
+        if text not in self.t.clues:
+            self.t.clues.append(text)
+            self.ctx.state("clues", None, text, "scenario")
+
+    def _skill_check(self, c: Char, name: str, bases: tuple[str, str], diff: int) -> Gen:
+        spec = CheckSpec("basic", "skill", f"{c.name}: {name}", f"§9.2 {name}")
+        r = Roller(c, "basic", bases, threshold=diff)
+        yield from self.judge(spec, [r])
+        return r.success
+
+    def _hama_decrement(self, user: Char, target: Char) -> None:
+        """A20: on use and at the start of each later turn action of the target, the relation drops by 1 (floor 0)."""
+        if self.cf_m.state == "cf_loop" and target.is_curse and self.cfg.hama_relation_scope == "camp_in_confrontation":
+            key = (self.cf_camp, target.id)
+            old = self.t.camp_strength.get(key, 0)
+            if old > 0:
+                self.t.camp_strength[key] = old - 1
+                self.ctx.state(f"camp.{self.cf_camp}|{target.id}", old, old - 1, "§9.2 破魔 (A20)")
+        else:
+            self.set_strength(user.id, target.id, self.t.strength(user.id, target.id) - 1, "§9.2 破魔 (A20)")
+
+    def _hama_turn_start(self, target: Char) -> Gen:
+        for (uid, tid), kind in list(self.t.hama.items()):
+            if tid != target.id:
+                continue
+            user = self.t.chars[uid]
+            ch = yield from self.choose(uid, "sk.hama", f"破魔を {target.name} に維持する? (関係 −1)", "§9.2 破魔, A20",
+                                        [("maintain", "維持する"), ("release", "解除する")], context={"target": tid, "blocked": kind})
+            if ch == "release" or not user.in_play:
+                del self.t.hama[(uid, tid)]
+                self.ctx.state(f"hama.{uid}|{tid}", kind, None, "A20 release")
+            else:
+                self._hama_decrement(user, target)
+
+    def blocked(self, c: Char, kind: str) -> bool:
+        return any(t == c.id and k == kind for (_u, t), k in self.t.hama.items())
+
+    # -- curse check (§5.5) ------------------------------------------------------------------------------------
+    def curse_check(self, target: Char, ctype: str, diff: int, label: str) -> Gen:
+        ab = CURSE_ABILITY[ctype]
+        spec = CheckSpec("basic", "curse", f"{target.name}: 呪い判定 {label}", "§5.5 curse_check", curse_type=ctype,
+                         in_cf=self.cf_m.state == "cf_loop")
+        r = Roller(target, "basic", (ab, ab), threshold=diff)
+        yield from self.judge(spec, [r])
+        if not r.success:
+            yield from self.decrease(target, ab, 1, f"curse:{ctype}", "§5.5 failure → −1 (A40 by type)")
+        return r.success
+
+    # -- relation check (§5.4) ---------------------------------------------------------------------------------
+    def relation_targets(self, a: Char) -> list[Char]:
+        """Outside confrontation: known PCs and NPCs (not curses, A46), below the cap unless A11 allows."""
+        out = []
+        for o in self.t.chars.values():
+            if o.id == a.id or not o.in_play or o.status == "dead":
+                continue
+            if not o.is_pc and o.id not in self.known_npcs:
+                continue
+            if self.t.strength(a.id, o.id) >= 3 and not self.cfg.relation_check_at_max_allowed:
+                continue
+            out.append(o)
+        return out
+
+    def can_relation(self, a: Char, rtype: str) -> bool:
+        return self.t.clock >= a.no_relation_until and not self.blocked(a, rtype)
+
+    def second_basis(self, a: Char, rtype: str) -> Gen:
+        base = RELATION_BASE[rtype]
+        others = [x for x in ABILITIES if x != base]
+        return (yield from self.choose(
+            a.id, "j.second_basis", f"{RELATION_TYPE_NAMES[rtype]}: 2つ目の基準 (second basis)", "§5.4",
+            [(x, f"{ABILITY_NAMES[x]} ({a.value(x)})") for x in others], context={"values": {x: a.value(x) for x in others}},
+            always_ask=True,
+        ))
+
+    def relation_check(self, a: Char, p: Char, rtype: str, second: str, *, in_cf: bool) -> Gen:
+        base = RELATION_BASE[rtype]
+        if in_cf:
+            key = (self.cf_camp, p.id)
+            s = self.t.camp_strength.get(key, 0)
+        else:
+            s = self.t.strength(a.id, p.id)
+        tau = s + 1
+        spec = CheckSpec("opposed", "relation", f"{a.name} → {p.name} {RELATION_TYPE_NAMES[rtype]}", "§5.4 relation_check",
+                         rel_type=rtype, in_cf=in_cf)
+        ra = Roller(a, "active", (base, second), threshold=tau)
+        rp = Roller(p, "passive", (base, base), threshold=tau if self.cfg.relation_passive_needs_threshold else None)
+        yield from self.judge(spec, [ra, rp])
+        # 忠告バスター after any 誘惑 result (§9.1, A17)
+        if rtype == "seduction":
+            for u in self.present_pcs():
+                if not u.effect_ready("chukoku_buster"):
+                    continue
+                if self.cfg.chukoku_scope == "own_checks" and u.id not in (a.id, p.id):
+                    continue
+                ch = yield from self.choose(u.id, "j.chukoku", f"{spec.label} の結果を忠告バスターで打ち消す?", "§9.1 忠告バスター",
+                                            [("pass", "見送る"), ("cancel", "打ち消す")],
+                                            context={"active": a.id, "passive": p.id, "active_success": ra.success,
+                                                     "passive_success": rp.success})
+                if ch == "cancel":
+                    ok = yield from self.declare_effect(u, "chukoku_buster")
+                    if ok:
+                        self.ctx.info("check_cancelled", "忠告バスター: 判定の結果は打ち消された", by=u.id)
+                        return "cancelled"
+        if ra.success:
+            if in_cf:
+                old = self.t.camp_strength.get(key, 0)
+                self.t.camp_strength[key] = old + 1
+                self.ctx.state(f"camp.{self.cf_camp}|{p.id}", old, old + 1, "§7.5 camp relation")
+                if self.cfg.confrontation_sublimation and a.is_pc:
+                    yield from self._sublimate_side(a, old + 1)
+            else:
+                self.set_strength(a.id, p.id, s + 1, "§5.4 active success")
+                for side in (a, p):
+                    if side.is_pc:
+                        yield from self._sublimate_side(side, s + 1)
+            # both sides successful (only through a grant): A4 relation_both_success
+            if rp.success and not in_cf and self.cfg.relation_both_success == "both":
+                yield from self._passive_choice(a, p)
+                return "both"
+            return "active"
+        if rp.success and not in_cf:
+            yield from self._passive_choice(a, p)
+            return "passive"
+        return "none"
+
+    def _sublimate_side(self, side: Char, new_s: int) -> Gen:
+        while side.sublimated_count < new_s:
+            cands = [sk.id for sk in side.skills if not sk.sublimated]
+            if not cands:
+                return
+            sid = yield from self.choose(side.id, "rc.sublimate", "昇華する基本特技を選ぶ", "§5.4 sublimate, A47",
+                                         [(x, f"{BASIC_SKILLS[x].name} ({ABILITY_NAMES[BASIC_SKILLS[x].sub_ability]}+1)") for x in cands],
+                                         context={"count": side.sublimated_count, "strength": new_s}, always_ask=True)
+            self.sublimate(side, sid, "§5.4 sublimation")
+            if self.cfg.sublimations_per_success == "one":
+                return
+
+    def _passive_choice(self, a: Char, p: Char) -> Gen:
+        s = self.t.strength(a.id, p.id)
+        if self.cfg.passive_raise_count_mode == "sum":
+            raise_ok = p.sublimated_count + a.sublimated_count >= s + 1
+        else:
+            raise_ok = p.sublimated_count >= s + 1 and a.sublimated_count >= s + 1
+        raise_ok = raise_ok and s + 1 <= 3
+        pairs = []
+        refused = {}
+        if raise_ok:
+            pairs.append(("raise", "関係の強さを上げる (+1)"))
+        else:
+            refused["raise"] = f"needs sublimated counts ({self.cfg.passive_raise_count_mode}) ≥ {s + 1} and strength < 3 (§5.4, A9)"
+        pairs.append(("lower", "関係の強さを下げる (−1)"))
+        if not p.is_curse:
+            pairs.append(("willpower", "気力 +1"))
+        else:
+            refused["willpower"] = "a formed curse has no 気力 (§11 G4)"
+        ch = yield from self.choose(p.id, "rc.passive_choice", f"受動側の成功: {a.name} との関係をどうする?", "§5.4 passive success",
+                                    pairs, context={"strength": s, "raise_allowed": raise_ok, "willpower": p.willpower}, refused=refused,
+                                    always_ask=True)
+        if ch == "raise":
+            self.set_strength(a.id, p.id, s + 1, "§5.4 passive RAISE")
+        elif ch == "lower":
+            self.set_strength(a.id, p.id, s - 1, "§5.4 passive LOWER")
+        else:
+            self.set_willpower(p, p.willpower + 1, "§5.4 passive WILLPOWER")
+
+    # -- confrontation (§7.5) ----------------------------------------------------------------------------------
+    def _confrontation(self, s: SceneData) -> Gen:
+        cf = s.confrontation
+        assert cf is not None
+        self.cf_m.fire("setup")
+        self.cf_curses = [k for k in cf.curses if self.t.chars[k].in_play]
+        for k in self.cf_curses:
+            if k not in self.npcs_present:
+                self.npcs_present.append(k)
+        self.known_npcs.update(self.cf_curses)
+        camp = [p for p in self.participants if self.t.chars[p].is_pc and self.t.chars[p].status == "active"]
+        self.cf_camp = "pcs"
+        self.t.camps[self.cf_camp] = list(camp)
+        self.t.camp_cap[self.cf_camp] = len(camp)
+        for k in self.cf_curses:
+            self.t.camp_strength[(self.cf_camp, k)] = 0
+        self.ctx.info("confrontation", "対峙が始まった", camp=camp, cap=len(camp), curses=self.cf_curses)
+        self.cf_special_used = set()
+        self.cf_m.fire("loop")
+        result = None
+        if not self.cf_curses or not camp:
+            result = "victory"
+        cycle = 0
+        while result is None:
+            cycle += 1
+            if cycle > cf.max_cycles:
+                result = "withdrawn"
+                break
+            order = [a for a in self.scene_actors if a in camp] + [p for p in camp if p not in self.scene_actors]
+            order += [a for a in self.scene_actors if a not in camp and not self.t.chars[a].is_pc]
+            order += [k for k in self.cf_curses if k not in order]
+            for cid in order:
+                c = self.t.chars[cid]
+                if c.is_pc:
+                    if c.status not in ("active", "dead") or cid not in self.participants:
+                        continue
+                    yield from self._cf_pc_turn(c, cf)
+                elif c.is_curse and cid in self.cf_curses:
+                    if not c.in_play or self._settled(cid):
+                        continue
+                    yield from self._hama_turn_start(c)
+                    yield from self._curse_turn(c)
+                result = self._cf_status(camp)
+                if result:
+                    break
+        trig = {"victory": "win", "defeat": "lose", "withdrawn": "withdraw"}[result]
+        self.cf_m.fire(trig)
+        self.cf_result = result
+        self.result["confrontation"] = result
+        text = {"victory": cf.victory_text, "defeat": cf.defeat_text}.get(result, "")
+        self.ctx.info("confrontation_end", {"victory": "呪いに勝利した", "defeat": "呪われてしまった",
+                                            "withdrawn": "呪いは退いた (safety cap)"}[result], result=result)
+        if text:
+            self.ctx.narrate("gm", text)
+
+    def _settled(self, k: str) -> bool:
+        c = self.t.chars[k]
+        if not c.in_play:
+            return True  # hosted by 淀み (HOUSE: counts as settled)
+        return self.t.camp_strength.get((self.cf_camp, k), 0) >= self.camp_cap()
+
+    def camp_cap(self) -> int:
+        """A29: the camp's PC count at the start (default) or now."""
+        if self.cfg.camp_cap_basis == "pcs_current":
+            return sum(1 for p in self.t.camps.get(self.cf_camp, []) if self.t.chars[p].status == "active")
+        return self.t.camp_cap.get(self.cf_camp, 0)
+
+    def _cf_status(self, camp: list[str]) -> str | None:
+        if all(self._settled(k) for k in self.cf_curses):
+            return "victory"
+        if all(self.t.chars[p].any_zero() or self.t.chars[p].status in ("dropped", "vanished") for p in camp):
+            return "defeat"
+        return None
+
+    def _cf_pc_turn(self, c: Char, cf: Any) -> Gen:
+        pairs: list[tuple[str, str]] = []
+        ctx_pools: dict[str, Any] = {}
+        if c.status == "active":
+            for k in self.cf_curses:
+                cu = self.t.chars[k]
+                if self._settled(k):
+                    continue
+                for rt in RELATION_TYPES:
+                    if not self.can_relation(c, rt):
+                        continue
+                    pairs.append((f"rc:{k}:{rt}", f"{cu.name} に{RELATION_TYPE_NAMES[rt]}"))
+                    base = RELATION_BASE[rt]
+                    mine = c.value(base) + max(c.value(x) for x in ABILITIES if x != base) + sum(
+                        1 for sk in c.skills if not sk.sublimated and BASIC_SKILLS[sk.id].affirm == rt)
+                    ctx_pools[f"rc:{k}:{rt}"] = {"my_pool": mine, "curse_pool": 2 * cu.value(base)}
+                for sp in cf.special_actions:
+                    if sp.once and sp.id in self.cf_special_used:
+                        continue
+                    pairs.append((f"sp:{sp.id}:{k}", f"{sp.label} ({cu.name})"))
+        pairs += [(i, l) for i, l in self._skill_options(c, in_cf=True)]
+        pairs.append(("pass", "何もしない"))
+        ch = yield from self.choose(c.id, "pc.cf_action", f"対峙: {c.name} の手番", "§7.5 PC turn action", pairs,
+                                    context={"pools": ctx_pools, "camp_strength": {k: self.t.camp_strength.get((self.cf_camp, k), 0) for k in self.cf_curses},
+                                             "cap": self.camp_cap()})
+        if ch == "pass":
+            return
+        if ch.startswith("rc:"):
+            _, k, rt = ch.split(":")
+            second = yield from self.second_basis(c, rt)
+            yield from self.relation_check(c, self.t.chars[k], rt, second, in_cf=True)
+        elif ch.startswith("sp:"):
+            _, spid, k = ch.split(":")
+            sp = next(x for x in cf.special_actions if x.id == spid)
+            spec = CheckSpec("basic", "special", f"{c.name}: {sp.label}", "§11 G14 special action")
+            r = Roller(c, "basic", (sp.bases[0], sp.bases[1]), threshold=sp.difficulty)
+            yield from self.judge(spec, [r])
+            if r.success:
+                self.cf_special_used.add(sp.id)
+                key = (self.cf_camp, k)
+                old = self.t.camp_strength.get(key, 0)
+                new = min(self.camp_cap(), old + sp.success_camp_strength)
+                if new != old:
+                    self.t.camp_strength[key] = new
+                    self.ctx.state(f"camp.{self.cf_camp}|{k}", old, new, "§11 G14 special action")
+                if sp.success_text:
+                    self.ctx.narrate("gm", sp.success_text)
+            elif sp.failure_text:
+                self.ctx.narrate("gm", sp.failure_text)
+        else:
+            yield from self.use_skill(c, ch)
+
+    def _curse_turn(self, k: Char) -> Gen:
+        """curse.action: a curse check on one PC of the camp (§7.5)."""
+        pairs = []
+        for pid in self.t.camps.get(self.cf_camp, []):
+            p = self.t.chars[pid]
+            if p.status != "active" or pid not in self.participants:
+                continue
+            for stat in CURSE_TYPES:
+                if self.blocked(k, stat):
+                    continue
+                pairs.append((f"{pid}:{stat}", f"{p.name} に{CURSE_TYPE_NAMES[stat]} (難易度 {k.ab[stat]})"))
+        if not pairs:
+            return
+        ch = yield from self.choose(k.id, "curse.action", f"{k.name} の手番: 誰にどの呪い判定?", "§7.5 curse turn", pairs,
+                                    context={"stats": dict(k.ab),
+                                             "targets": {pid: dict(self.t.chars[pid].ab) for pid in self.t.camps.get(self.cf_camp, [])}})
+        pid, stat = ch.split(":")
+        yield from self.curse_check(self.t.chars[pid], stat, k.ab[stat], f"{k.name} ({CURSE_TYPE_NAMES[stat]} {k.ab[stat]})")
+
+    # -- between scenes (§7.7) ---------------------------------------------------------------------------------
+    def _between_scenes(self) -> Gen:
+        self.in_between = True
+        self.window_id += 1
+        self.scene = None
+        self.participants = []
+        self.bs_m.fire("emotions")
+        for c in self.t.pcs():
+            if c.in_play:
+                yield from self._bs_emotions(c)
+        self.bs_m.fire("actor_willpower")
+        for aid in self.prev_actors:
+            c = self.t.chars[aid]
+            if not c.in_play:
+                continue
+            claim = yield from self.choose(c.id, "bs.actor_claim", "シーンアクターらしく行動した? (気力+1)", "§7.7 BS_2",
+                                           [("claim", "主張する"), ("no_claim", "主張しない")])
+            if claim == "claim":
+                ok = yield from self.choose("gm", "gm.actor_ruling", f"{c.name} はシーンアクターらしく行動した?", "§7.7 BS_2",
+                                            [("confirm", "認める"), ("deny", "認めない")], context={"pc": c.id}, always_ask=True)
+                if ok == "confirm":
+                    self.set_willpower(c, c.willpower + 1, "§7.7 BS_2 scene actor")
+        self.bs_m.fire("pl_processing")
+        self.proposers = []
+        for c in self.t.pcs():
+            if c.status not in ("active",):
+                continue
+            yield from self._bs_pl(c)
+        if self.cfg.npc_initiated_relation_checks:  # A37 flag: NPCs may also be active (one check each)
+            for n in self.t.chars.values():
+                if n.kind == "npc" and n.in_play and n.status != "dead" and n.id in self.known_npcs:
+                    yield from self._bs_relation(n)
+        self.bs_m.fire("gm_processing")
+        self.bs_m.fire("finish")
+        self.in_between = False
+
+    def _bs_emotions(self, c: Char) -> Gen:
+        changed: set[str] = set()
+        for _ in range(8):
+            pairs = [("done", "変更しない (done)")]
+            for partner, emos in c.emotions.items():
+                if partner in changed:
+                    continue
+                pairs.append((f"change:{partner}", f"{self.t.chars[partner].name} への感情を変える"))
+                if len(emos) < 2 and self.t.strength(c.id, partner) >= 1:
+                    pairs.append((f"add:{partner}", f"{self.t.chars[partner].name} への感情を加える"))
+            ch = yield from self.choose(c.id, "bs.emotions", "感情を変更する?", "§7.7 BS_1", pairs,
+                                        context={"emotions": {k: list(v) for k, v in c.emotions.items()},
+                                                 "strengths": {k: self.t.strength(c.id, k) for k in c.emotions}})
+            if ch == "done":
+                return
+            op, partner = ch.split(":")
+            changed.add(partner)
+            emo = yield from self.choose(c.id, "bs.emotions", "どの感情?", "§7.7 BS_1, §9.7",
+                                         [(e, f"{EMOTION_NAME[e]}") for e in EMOTION_IDS], always_ask=True)
+            old = list(c.emotions[partner])
+            if op == "add":
+                c.emotions[partner].append(emo)
+            else:
+                c.emotions[partner] = [emo]
+            self.ctx.state(f"{c.id}.emotions.{partner}", old, list(c.emotions[partner]), "§7.7 BS_1")
+            if c.id in self.prev_actors:
+                self.emotion_changed = True
+
+    def _bs_relation(self, c: Char) -> Gen:
+        """BS_3b: at most one relation check per between-scene (§7.7), the declaration is the decision."""
+        targets = self.relation_targets(c)
+        if not c.is_pc:
+            targets = [o for o in targets if o.is_pc]
+        pairs = [("skip", "しない")]
+        for o in targets:
+            for rt in RELATION_TYPES:
+                if self.can_relation(c, rt):
+                    pairs.append((f"rc:{o.id}:{rt}", f"{o.name} に{RELATION_TYPE_NAMES[rt]} (強さ {self.t.strength(c.id, o.id)})"))
+        if len(pairs) == 1:
+            return
+        ch = yield from self.choose(
+            c.id, "bs.relation", "関係判定を行う?", "§7.7 BS_3b, §5.4", pairs,
+            context={"strengths": {o.id: self.t.strength(c.id, o.id) for o in targets},
+                     "ring": ring_partners([p.id for p in self.t.pcs()]).get(c.id, []),
+                     "affirm_counts": {rt: sum(1 for sk in c.skills if not sk.sublimated and BASIC_SKILLS[sk.id].affirm == rt)
+                                       for rt in RELATION_TYPES}},
+        )
+        if ch != "skip":
+            _, oid, rt = ch.split(":")
+            second = yield from self.second_basis(c, rt)
+            yield from self.relation_check(c, self.t.chars[oid], rt, second, in_cf=False)
+
+    def _bs_pl(self, c: Char) -> Gen:
+        # anytime effects usable between scenes (skill.anytime)
+        any_pairs = [(i, l) for i, l in self._skill_options(c, in_cf=False) if i.startswith("effect:")]
+        if any_pairs:
+            ch = yield from self.choose(c.id, "skill.anytime", "シーン間: 効果を使う?", "§8 skill.anytime",
+                                        [("none", "使わない")] + any_pairs)
+            if ch != "none":
+                yield from self.use_skill(c, ch)
+        # a) sublimation refresh (§4.3 #3)
+        used = [sk.id for sk in c.skills if sk.sublimated and not sk.effect_available]
+        if used and c.willpower >= 1:
+            ch = yield from self.choose(c.id, "bs.refresh", "気力1で昇華の効果を再使用可能にする?", "§7.7 BS_3a",
+                                        [("none", "しない")] + [(f"refresh:{x}", BASIC_SKILLS[x].name) for x in used],
+                                        context={"willpower": c.willpower})
+            if ch != "none":
+                sid = ch.split(":")[1]
+                self.set_willpower(c, c.willpower - 1, "§4.3 #3 refresh")
+                sk = c.skill(sid)
+                assert sk is not None
+                sk.effect_available = True
+                self.ctx.state(f"{c.id}.skill.{sid}.effect", "spent", "available", "§7.7 BS_3a")
+        # b) one relation check
+        yield from self._bs_relation(c)
+        # c) next-scene proposal
+        ch = yield from self.choose(c.id, "bs.proposal", "次のシーンを提案する?", "§7.7 BS_3c",
+                                    [("none", "しない"), ("propose", "提案する (シーンアクターになる)")])
+        if ch == "propose":
+            ok = yield from self.choose("gm", "gm.proposal_ruling", f"{c.name} の提案を認める?", "§7.7 BS_3c",
+                                        [("approve", "認める"), ("deny", "認めない")], context={"pc": c.id, "approved": list(self.proposers)},
+                                        always_ask=True)
+            if ok == "approve":
+                self.proposers.append(c.id)
+        # d) victory conditions
+        pairs = [("none", "しない")]
+        if len(c.victory) < 2:
+            pairs.append(("create", "勝利条件を作る"))
+        for i, v in enumerate(c.victory):
+            if v["source"] == "pc":
+                pairs.append((f"change:{i}", f"変更: {v['text']}"))
+                pairs.append((f"delete:{i}", f"削除: {v['text']}"))
+        ch = yield from self.choose(c.id, "bs.victory", "勝利条件を作る・変える?", "§7.7 BS_3d, §4.7", pairs)
+        if ch == "none":
+            return
+        if ch.startswith("delete:"):
+            i = int(ch.split(":")[1])
+            old = c.victory.pop(i)
+            self.ctx.state(f"{c.id}.victory", old["text"], None, "§7.7 BS_3d")
+            return
+        text = yield from self.ask_payload(c.id, "bs.victory", "勝利条件の文", "§4.7", TextPayload,
+                                           context={"random_payloads": [{"text": "みんなで無事に帰る"}]})
+        ok = yield from self.choose("gm", "gm.victory_ruling", f"{c.name} の勝利条件「{text.text}」を認める?", "§7.7 BS_3d",
+                                    [("approve", "認める"), ("deny", "認めない")], context={"pc": c.id, "text": text.text},
+                                    always_ask=True)
+        if ok != "approve":
+            return
+        if ch == "create":
+            c.victory.append({"text": text.text, "source": "pc", "achieved": None})
+            self.ctx.state(f"{c.id}.victory", None, text.text, "§7.7 BS_3d")
+        else:
+            i = int(ch.split(":")[1])
+            old_text = c.victory[i]["text"]
+            c.victory[i] = {"text": text.text, "source": "pc", "achieved": None}
+            self.ctx.state(f"{c.id}.victory", old_text, text.text, "§7.7 BS_3d")
+
+    # -- ending and session end (§6, G1) -----------------------------------------------------------------------
+    def _ending(self) -> Gen:
+        self.scene = None
+        self.in_between = False
+        self.participants = [c.id for c in self.t.pcs() if c.in_play]
+        if self.sc.ending:
+            self.ctx.narrate("gm", self.sc.ending)
+        for c in self.t.pcs():
+            if c.status == "absent":
+                continue
+            self.ctx.info("ending", f"{c.name} のエンディング", pc=c.id, status=c.status)
+            if c.has_class_skill("fairy_guardian") and c.status == "active":
+                partners = [o for o in self.t.chars.values() if o.id != c.id and self.t.strength(c.id, o.id) == 3 and o.in_play]
+                if partners:
+                    pairs = [("none", "使わない")] + [(f"{o.id}:{a}", f"守護: {o.name} の{ABILITY_NAMES[a]} +2 (消失する)")
+                                                   for o in partners for a in ABILITIES if not o.is_curse]
+                    ch = yield from self.choose(c.id, "race.guardian", "守護を使う?", "§9.3 守護", pairs)
+                    if ch != "none":
+                        oid, a = ch.split(":")
+                        o = self.t.chars[oid]
+                        o.full[a] += 2
+                        self.set_ability(o, a, o.ab[a] + 2, "§9.3 守護 (permanent)")
+                        self.set_status(c, "vanished", "§9.3 守護")
+        for c in self.t.pcs():
+            if not c.victory:
+                continue
+            pairs = [(str(i), v["text"]) for i, v in enumerate(c.victory)]
+            got = yield from self.choose_many("gm", "end.victory_eval", f"{c.name} の勝利条件: 達成されたものを選ぶ", "§4.7", pairs,
+                                              0, len(pairs), context={"pc": c.id, "status": c.status,
+                                                                       "confrontation": self.cf_result})
+            for i, v in enumerate(c.victory):
+                v["achieved"] = str(i) in got
+                self.ctx.state(f"{c.id}.victory[{i}].achieved", None, v["achieved"], "§4.7 end.victory_eval")
+
+    def _session_end(self) -> dict[str, Any]:
+        """§6 SESSION_END: absence rolls (A15), outcome."""
+        for c in self.t.pcs():
+            if c.any_zero() and c.status in ("dropped", "active"):
+                n = self.ctx.dice.d6(f"absence:{c.id}")
+                c.absent_sessions = n if self.cfg.absence_mode == "miss_n" else max(0, n - 1)
+                self.ctx.state(f"{c.id}.absent_sessions", 0, c.absent_sessions, "§6 SESSION_END, A15")
+        pcs = {c.id: {"status": c.status, "abilities": dict(c.ab), "sublimated": [s.id for s in c.skills if s.sublimated],
+                      "willpower": c.willpower, "absent_sessions": c.absent_sessions,
+                      "victory": [dict(v) for v in c.victory]} for c in self.t.pcs()}
+        out = {
+            "ending": self.cf_result or "no_confrontation",
+            "pcs": pcs,
+            "relations": {f"{a}|{b}": r.strength for (a, b), r in sorted(self.t.relations.items()) if r.strength},
+            "flags": sorted(self.t.flags),
+            "clock_minutes": self.t.clock,
+        }
+        self.result.update(out)
+        return out
+
+
+_ = (CLASS_SKILL_NAMES,)

@@ -1,0 +1,167 @@
+"""Single procedures on a prepared table, for worked examples and designers' edge-case files (``trpg examples``).
+
+A session with ``options={"procedure": {...}, "setup": {...}}`` loads the scenario's characters, applies ``setup``
+(abilities, 気力, sublimations, relation strengths, who is present...) and runs one procedure of the rules instead
+of a whole session: a relation check, a curse check, an entry check, a generic opposed check, a confrontation,
+between-scenes processing, character creation, a table roll or a sheet validation. The rules code is the same as
+in play; only the starting point differs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+from ...core.decision import Answer, Decision
+from .data import ABILITIES, CURSE_TYPE_NAMES
+from .judge import CheckSpec, Roller
+from .scenario import Confrontation, SceneData
+from .state import pair, sheet_problems
+
+if TYPE_CHECKING:
+    from .game import BloodberryGame
+
+__all__ = ["apply_setup", "run_procedure", "PROCEDURES"]
+
+Gen = Generator[Decision, Answer, Any]
+PROCEDURES = ("relation_check", "curse_check", "entry_check", "opposed", "confrontation", "between_scenes", "creation",
+              "table_roll", "validate_sheet", "ability_decrease")
+
+
+def apply_setup(g: BloodberryGame, setup: dict[str, Any]) -> None:
+    t = g.t
+    for cid, patch in (setup.get("chars") or {}).items():
+        if cid not in t.chars:
+            raise ValueError(f"setup.chars: unknown character {cid!r}")
+        c = t.chars[cid]
+        for k, v in patch.items():
+            if k == "abilities":
+                c.ab.update(v)
+                for a, val in v.items():
+                    c.full[a] = max(c.full.get(a, 0), val)
+            elif k == "full":
+                c.full.update(v)
+            elif k == "willpower":
+                c.willpower = int(v)
+            elif k == "sublimated":
+                for sid in v:
+                    sk = c.skill(sid)
+                    if sk is None:
+                        raise ValueError(f"setup.chars.{cid}.sublimated: {cid} has no skill {sid!r}")
+                    sk.sublimated = True
+                    sk.effect_available = True
+            elif k == "spent":
+                for sid in v:
+                    sk = c.skill(sid)
+                    if sk is None or not sk.sublimated:
+                        raise ValueError(f"setup.chars.{cid}.spent: {sid!r} is not sublimated")
+                    sk.effect_available = False
+            elif k == "status":
+                c.status = v
+            elif k == "has_key":
+                c.has_key = bool(v)
+            elif k == "emotions":
+                c.emotions = {p: list(e) for p, e in v.items()}
+            else:
+                raise ValueError(f"setup.chars.{cid}: unknown field {k!r}")
+    for key, strength in (setup.get("relations") or {}).items():
+        a, b = key.split("|")
+        t.rel(a, b).strength = int(strength)
+    g.known_npcs.update(setup.get("known_npcs") or [])
+    if "participants" in setup:
+        g.participants = list(setup["participants"])
+    g.scene_actors = list(setup.get("scene_actors") or [])
+    g.prev_actors = list(setup.get("prev_actors") or [])
+    g.in_between = bool(setup.get("in_between", False))
+    g.npcs_present = list(setup.get("npcs_present") or [])
+    t.clock = int(setup.get("clock", 0))
+
+
+def run_procedure(g: BloodberryGame, proc: dict[str, Any]) -> Gen:
+    if len(proc) != 1:
+        raise ValueError(f"procedure: exactly one of {', '.join(PROCEDURES)}")
+    (name, args), = proc.items()
+    args = args or {}
+    ch = g.t.chars
+    out: dict[str, Any] = {"procedure": name}
+    if name == "relation_check":
+        a, p = ch[args["active"]], ch[args["passive"]]
+        second = args.get("second")
+        if second is None:
+            second = yield from g.second_basis(a, args["type"])
+        in_cf = bool(args.get("in_cf", False))
+        if in_cf:
+            g.cf_camp = args.get("camp", "pcs")
+            g.t.camp_cap.setdefault(g.cf_camp, int(args.get("cap", 1)))
+        out["result"] = yield from g.relation_check(a, p, args["type"], second, in_cf=in_cf)
+    elif name == "curse_check":
+        target = ch[args["target"]]
+        if "curse" in args:
+            curse = ch[args["curse"]]
+            ctype = args["stat"]
+            diff = curse.ab[ctype]
+            label = f"{curse.name} ({CURSE_TYPE_NAMES[ctype]} {diff})"
+        else:
+            ctype = args["type"]
+            diff = int(args.get("difficulty", g.cfg.formless_curse_default_difficulty))
+            label = f"形なき呪い ({CURSE_TYPE_NAMES[ctype]})"
+        out["result"] = yield from g.curse_check(target, ctype, diff, label)
+    elif name == "entry_check":
+        c = ch[args["pc"]]
+        r = Roller(c, "basic", tuple(args.get("bases", ("passion", "maturity"))), threshold=int(args.get("difficulty", 1)))  # type: ignore[arg-type]
+        yield from g.judge(CheckSpec("basic", "entry", f"{c.name} 登場判定", "§5.7 entry_check"), [r])
+        if r.success and c.id not in g.participants:
+            g.participants.append(c.id)
+        out["result"] = r.success
+    elif name == "opposed":
+        a, p = ch[args["active"]], ch[args["passive"]]
+        ra = Roller(a, "active", tuple(args["bases"]))  # type: ignore[arg-type]
+        rp = Roller(p, "passive", tuple(args.get("passive_bases", args["bases"])))  # type: ignore[arg-type]
+        yield from g.judge(CheckSpec("opposed", "generic", args.get("label", f"{a.name} vs {p.name}"), "§5.3"), [ra, rp])
+        out["result"] = {"active": ra.success, "passive": rp.success}
+    elif name == "confrontation":
+        scene = SceneData(id="example", title=args.get("title", "対峙"), confrontation=Confrontation(curses=args["curses"]),
+                          participants=list(args["participants"]), scene_actors=list(args.get("scene_actors", [])))
+        g.scene = scene
+        g.participants = list(args["participants"])
+        g.scene_actors = list(args.get("scene_actors", []))
+        g.scene_m.fire("frame")
+        g.scene_m.fire("entries")
+        g.scene_m.fire("run_events")
+        g.scene_m.fire("confront")
+        yield from g._confrontation(scene)
+        out["result"] = g.cf_result
+    elif name == "between_scenes":
+        g.phase.fire("start_session")
+        g.phase.fire("open_scene")
+        g.phase.fire("end_scene")
+        yield from g._between_scenes()
+        out["result"] = {"proposers": list(g.proposers)}
+    elif name == "creation":
+        from .creation import create_pcs
+
+        yield from create_pcs(g)
+        yield from g._approve_sheets()
+        out["result"] = {c.id: g.sheet_problems(c) for c in g.t.pcs()}
+    elif name == "table_roll":
+        from .creation import roll_curse, roll_emotion, roll_relation
+
+        table = args["table"]
+        fn = {"emotion": roll_emotion, "curse": roll_curse, "relation": roll_relation}[table]
+        out["result"] = fn(g, f"{table}_table")
+    elif name == "validate_sheet":
+        partners = list(args.get("partners", []))
+        out["result"] = [code for code, _ in sheet_problems(
+            abilities=args["abilities"], skills=list(args["skills"]), cls=args.get("class"), race=args.get("race", "human"),
+            class_skills=args.get("class_skills"), fairy_drop=args.get("fairy_drop"), partners=partners,
+            emotions=args.get("emotions", {p: ["shoso"] for p in partners}), relation_strengths=args.get("relation_strengths"),
+            sublimated=args.get("sublimated"), willpower=args.get("willpower"))]
+    elif name == "ability_decrease":
+        c = ch[args["target"]]
+        yield from g.decrease(c, args["ability"], int(args.get("amount", 1)), "example", "§7.9")
+        out["result"] = dict(c.ab)
+    else:
+        raise ValueError(f"unknown procedure {name!r}; known: {', '.join(PROCEDURES)}")
+    g.ctx.info("procedure_result", name, result=out["result"])
+    _ = (ABILITIES, pair)
+    return out

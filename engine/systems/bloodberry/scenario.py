@@ -1,0 +1,287 @@
+"""Scenario file model for ブラッドベリー (rules/bloodberry.md §11 G13: scenes/events, NPCs, formed curses, GM
+victory conditions; the flag map arrives with issue 4). Published as JSON Schema by ``trpg schema``."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from ...core.scenario import ScenarioBase
+from .config import BloodberryConfig
+from .data import ABILITIES, BASIC_SKILLS, CLASSES, CLASS_SKILLS, CURSE_TABLE, CURSE_TYPES, EMOTION_TABLE, RELATION_TYPES
+
+__all__ = [
+    "BloodberryScenario", "PCSheet", "NPCData", "CurseData", "SceneData", "SceneAction", "SceneEvent", "Outcome",
+    "Abilities", "RelationName", "CreationRules", "Confrontation", "SpecialAction", "EMOTION_IDS",
+]
+
+Ability = Literal["passion", "grace", "maturity"]
+CurseType = Literal["doubt", "malice", "anxiety"]
+EMOTION_IDS = tuple(e[0] for e in EMOTION_TABLE)
+ID = r"^[a-z][a-z0-9_]*$"
+
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Abilities(_M):
+    passion: int = Field(ge=0, le=20, description="情熱")
+    grace: int = Field(ge=0, le=20, description="気品")
+    maturity: int = Field(ge=0, le=20, description="大人")
+
+
+class PCSheet(_M):
+    """A pregenerated PC at creation values (§3). The engine checks V1–V8 when the session starts."""
+
+    id: str = Field(pattern=ID)
+    name: str = Field(min_length=1)
+    profile: str = ""
+    abilities: Abilities
+    basic_skills: list[str] = Field(description="3 distinct basic skill ids (§9.1)")
+    class_: str | None = Field(None, alias="class", description="seeker | moon_witch | old_reader; derived if omitted")
+    race: Literal["human", "fairy"] = "human"
+    fairy_drop: str | None = Field(None, description="fairy only: the class skill given up")
+    personal_curse: str | None = Field(None, description="呪い表 id (c12_1 ...) or free text")
+    emotions: dict[str, list[str]] = Field(default_factory=dict, description="partner PC id -> 1-2 emotion ids or free texts")
+    victory_conditions: list[str] = Field(default_factory=list, description="PC-made victory conditions (<= 2 with the GM's)")
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @field_validator("basic_skills")
+    @classmethod
+    def _skills_known(cls, v: list[str]) -> list[str]:
+        for s in v:
+            if s not in BASIC_SKILLS:
+                raise ValueError(f"unknown basic skill {s!r}; known: {', '.join(BASIC_SKILLS)}")
+        return v
+
+    @field_validator("class_")
+    @classmethod
+    def _class_known(cls, v: str | None) -> str | None:
+        if v is not None and v not in CLASSES:
+            raise ValueError(f"unknown class {v!r}; known: {', '.join(CLASSES)}")
+        return v
+
+    @field_validator("fairy_drop")
+    @classmethod
+    def _drop_known(cls, v: str | None) -> str | None:
+        if v is not None and not any(v in skills for skills in CLASS_SKILLS.values()):
+            raise ValueError(f"unknown class skill {v!r}")
+        return v
+
+
+class RelationName(_M):
+    between: tuple[str, str]
+    name: str = Field(min_length=1, description="関係表 name such as 《腐縁》 or free text")
+
+
+class NPCData(_M):
+    id: str = Field(pattern=ID)
+    name: str
+    abilities: Abilities = Field(default_factory=lambda: Abilities(passion=2, grace=2, maturity=2))
+    willpower: int = Field(0, ge=0, le=3)
+    otherworldly: bool = False
+    lost_wish: bool = Field(False, description="lost about its own wish (target of 言葉)")
+    description: str = ""
+    secret: str = Field("", description="GM only")
+
+
+class CurseData(_M):
+    """A formed curse (形ある呪い, §4.2): an NPC with 疑問/悪意/不安 instead of abilities; otherworldly."""
+
+    id: str = Field(pattern=ID)
+    name: str
+    doubt: int = Field(ge=1, le=5)
+    malice: int = Field(ge=1, le=5)
+    anxiety: int = Field(ge=1, le=5)
+    description: str = ""
+    secret: str = Field("", description="GM only")
+
+
+class Outcome(_M):
+    text: str = ""
+    set_flags: list[str] = Field(default_factory=list)
+    clue: str = Field("", description="information handed to the PCs (shown to all PCs)")
+
+
+class SceneAction(_M):
+    """A turn action a participant may declare in this scene (pc.declare); the GM's judge comes from here."""
+
+    id: str = Field(pattern=ID)
+    label: str
+    bases: tuple[Ability, Ability] | None = Field(None, description="None: no judge needed (auto success)")
+    difficulty: int = Field(2, ge=0, le=10)
+    door: bool = Field(False, description="a door/gate check (合い鍵 applies with bases 情熱+大人)")
+    once: bool = Field(True, description="no more attempts after a success")
+    requires_flags: list[str] = Field(default_factory=list)
+    success: Outcome = Field(default_factory=Outcome)
+    failure: Outcome = Field(default_factory=Outcome)
+
+
+class SceneEvent(_M):
+    """A GM event at the scene's start, in order. Exactly one of the fields is set."""
+
+    narration: str | None = None
+    curse_check: CurseCheckEvent | None = None
+    npc_entry: str | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> SceneEvent:
+        if sum(x is not None for x in (self.narration, self.curse_check, self.npc_entry)) != 1:
+            raise ValueError("an event has exactly one of narration, curse_check, npc_entry")
+        return self
+
+
+class CurseCheckEvent(_M):
+    curse: str = Field("formless", description="'formless' or a formed curse id")
+    type: CurseType | None = Field(None, description="formless: required; formed: the GM picks the stat when omitted")
+    difficulty: int | None = Field(None, ge=0, le=10, description="formless only; default config.formless_curse_default_difficulty")
+    target: str = Field("scene_actors", description="'scene_actors', 'participants' or a PC id")
+    text: str = ""
+
+
+class SpecialAction(_M):
+    """GM-defined turn action in a confrontation (§11 G14): a check and explicit state changes."""
+
+    id: str = Field(pattern=ID)
+    label: str
+    bases: tuple[Ability, Ability]
+    difficulty: int = Field(2, ge=0, le=10)
+    success_camp_strength: int = Field(0, ge=0, le=3, description="added to the camp relation with the target curse")
+    success_text: str = ""
+    failure_text: str = ""
+    once: bool = True
+
+
+class Confrontation(_M):
+    curses: list[str] = Field(min_length=1)
+    special_actions: list[SpecialAction] = Field(default_factory=list)
+    victory_text: str = ""
+    defeat_text: str = ""
+    max_cycles: int = Field(12, ge=1, le=100, description="safety cap: after this many cycles the curse withdraws (HOUSE)")
+
+
+class SceneData(_M):
+    id: str = Field(pattern=ID)
+    title: str
+    text: str = Field("", description="GM framing narration")
+    gm_secret: str = ""
+    place: str = ""
+    tags: list[Literal["otherworld", "tools_at_hand", "door"]] = Field(default_factory=list)
+    participants: Literal["all"] | list[str] = "all"
+    scene_actors: list[str] = Field(default_factory=list, max_length=2)
+    npcs: list[str] = Field(default_factory=list, description="NPCs and curses present")
+    events: list[SceneEvent] = Field(default_factory=list)
+    actions: list[SceneAction] = Field(default_factory=list)
+    cycles: int = Field(1, ge=0, le=10, description="turn cycles before the scripted GM ends the scene")
+    requires_flags: list[str] = Field(default_factory=list, description="the scene is skipped unless these flags are set")
+    confrontation: Confrontation | None = None
+    past_event: str = Field("", description="過去の残像 reproduces this (GM text)")
+    otherworld_voices: str = Field("", description="遠き夢の中へ hears this (GM text)")
+
+
+class CreationRules(_M):
+    allowed: bool = True
+    min_pcs: int = Field(1, ge=1, le=6)
+    max_pcs: int = Field(4, ge=1, le=6)
+
+
+class BloodberryScenario(ScenarioBase):
+    system: Literal["bloodberry"]
+    config: BloodberryConfig = Field(default_factory=BloodberryConfig)
+    setting: str = Field("", description="what players know of the setting")
+    gm_notes: str = Field("", description="GM only")
+    pcs: list[PCSheet] = Field(min_length=1, max_length=6)
+    relations: list[RelationName] = Field(default_factory=list)
+    creation: CreationRules = Field(default_factory=CreationRules)
+    npcs: list[NPCData] = Field(default_factory=list)
+    curses: list[CurseData] = Field(default_factory=list)
+    gm_victory_conditions: dict[str, str] = Field(default_factory=dict, description="PC id -> the one GM-given condition")
+    scenes: list[SceneData] = Field(min_length=1)
+    ending: str = Field("", description="ending narration")
+
+    @model_validator(mode="after")
+    def _references(self) -> BloodberryScenario:
+        pcs = [p.id for p in self.pcs]
+        npcs = [n.id for n in self.npcs]
+        curses = [c.id for c in self.curses]
+        everyone = pcs + npcs + curses
+        dup = {x for x in everyone if everyone.count(x) > 1}
+        if dup or "gm" in everyone:
+            raise ValueError(f"character ids must be unique and not 'gm': {sorted(dup) or ['gm']}")
+        for p in self.pcs:
+            for partner, emos in p.emotions.items():
+                if partner not in pcs:
+                    raise ValueError(f"pcs.{p.id}.emotions: unknown PC {partner!r}")
+                for e in emos:
+                    if not e:
+                        raise ValueError(f"pcs.{p.id}.emotions: empty emotion")
+        for r in self.relations:
+            for x in r.between:
+                if x not in pcs:
+                    raise ValueError(f"relations: unknown PC {x!r} (PCs: {', '.join(pcs)})")
+        for k in self.gm_victory_conditions:
+            if k not in pcs:
+                raise ValueError(f"gm_victory_conditions: unknown PC {k!r}")
+        seen: set[str] = set()
+        for s in self.scenes:
+            if s.id in seen:
+                raise ValueError(f"scenes: duplicate scene id {s.id!r}")
+            seen.add(s.id)
+            if s.participants != "all":
+                for x in s.participants:
+                    if x not in pcs:
+                        raise ValueError(f"scenes.{s.id}.participants: unknown PC {x!r}")
+            for x in s.scene_actors:
+                if x not in everyone:
+                    raise ValueError(f"scenes.{s.id}.scene_actors: unknown character {x!r}")
+            for x in s.npcs:
+                if x not in npcs + curses:
+                    raise ValueError(f"scenes.{s.id}.npcs: unknown NPC or curse {x!r}")
+            for ev in s.events:
+                if ev.npc_entry is not None and ev.npc_entry not in npcs + curses:
+                    raise ValueError(f"scenes.{s.id}.events: unknown NPC {ev.npc_entry!r}")
+                cc = ev.curse_check
+                if cc is not None:
+                    if cc.curse != "formless" and cc.curse not in curses:
+                        raise ValueError(f"scenes.{s.id}.events: unknown curse {cc.curse!r}")
+                    if cc.curse == "formless" and cc.type is None:
+                        raise ValueError(f"scenes.{s.id}.events: a formless curse check needs a type ({', '.join(CURSE_TYPES)})")
+                    if cc.target not in ("scene_actors", "participants") and cc.target not in pcs:
+                        raise ValueError(f"scenes.{s.id}.events: unknown target {cc.target!r}")
+            if s.confrontation is not None:
+                for c in s.confrontation.curses:
+                    if c not in curses:
+                        raise ValueError(f"scenes.{s.id}.confrontation: unknown curse {c!r}")
+        from .game import ring_partners
+        from .state import majority_classes, sheet_problems
+
+        ring = ring_partners(pcs)
+        for i, p in enumerate(self.pcs):
+            cls = p.class_ or (majority_classes(p.basic_skills) or [None])[0]
+            cskills = list(CLASS_SKILLS.get(cls or "", ()))
+            if p.race == "fairy":
+                drop = p.fairy_drop or (cskills[2] if cskills else None)
+                cskills = [s for s in cskills if s != drop] + ["fairy_curse", "fairy_guardian"]
+            else:
+                drop = None
+                if p.fairy_drop is not None:
+                    raise ValueError(f"pcs[{i}] ({p.id}): fairy_drop is only for race fairy")
+            problems = sheet_problems(abilities=p.abilities.model_dump(), skills=p.basic_skills, cls=cls, race=p.race,
+                                      class_skills=cskills, fairy_drop=drop, partners=ring[p.id], emotions=p.emotions)
+            if problems:
+                raise ValueError(f"pcs[{i}] ({p.id}) is not a legal sheet: " + "; ".join(f"{k} {m}" for k, m in problems))
+            for e in (x for v in p.emotions.values() for x in v):
+                if e not in EMOTION_IDS and len(e) > 40:
+                    raise ValueError(f"pcs[{i}] ({p.id}): emotion {e!r} is neither a 感情表 id nor a short free text")
+            if len(p.victory_conditions) + (1 if p.id in self.gm_victory_conditions else 0) > 2:
+                raise ValueError(f"pcs[{i}] ({p.id}): at most 2 victory conditions including the GM's (§4.7)")
+        if self.creation.min_pcs > self.creation.max_pcs:
+            raise ValueError("creation: min_pcs > max_pcs")
+        return self
+
+
+SceneEvent.model_rebuild()
+_ = (ABILITIES, RELATION_TYPES, CURSE_TABLE)

@@ -1,0 +1,190 @@
+"""A toy rule system for core tests: three flow states, a choice, a pick and a payload decision, dice and checks.
+
+Registered only by the tests (``register_toy``), never in ``KNOWN_SYSTEM_MODULES``, so core tests do not depend on
+any real system being finished.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.core import Decision, MachineSpec, Option, SystemInfo, register_system
+from engine.core.decision import Answer
+from engine.core.registry import _REGISTRY
+from engine.core.scenario import ScenarioBase
+from engine.core.session import GameContext, Session
+
+__all__ = ["TOY", "register_toy", "write_scenario", "ToyBid", "TOY_POLICY", "ACTORS"]
+
+ACTORS = {"gm": "gm", "aoi": "pc", "beni": "pc", "npc1": "npc"}
+
+
+class ToyConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    rounds: int = Field(3, ge=1, le=50)
+
+
+class ToyScenario(ScenarioBase):
+    goal: int = Field(3, ge=1, le=100, description="score the PCs need")
+    intro: str = "人形たちが目を覚ます。"
+    config: ToyConfig = Field(default_factory=ToyConfig)
+
+
+class ToyBid(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    amount: int = Field(ge=1, le=6, description="how much to bid")
+    word: str = Field(min_length=1, max_length=8, description="a short word")
+    mood: Literal["calm", "angry"] = "calm"
+
+
+FLOW = MachineSpec(
+    "toy_flow",
+    states=["setup", "play", "done"],
+    transitions=[("start", "setup", "play"), ("next_round", "play", "play"), ("finish", "play", "done")],
+    initial="setup",
+    doc="toy session flow",
+)
+
+
+class ToyGame:
+    def __init__(self, ctx: GameContext):
+        self.ctx = ctx
+        self.score = 0
+        self.round = 0
+        self.flow = ctx.flow(FLOW)
+        self.secret = {"aoi": "赤い糸", "beni": "青い鍵"}
+
+    def actors(self) -> list[str]:
+        return list(ACTORS)
+
+    def actor_role(self, actor: str) -> str:
+        return ACTORS[actor]
+
+    def observation(self, actor: str) -> dict[str, Any]:
+        me: dict[str, Any] = {"id": actor, "role": ACTORS[actor]}
+        if actor in self.secret:
+            me["secret"] = self.secret[actor]
+            me["abilities"] = {"passion": 3, "grace": 2, "maturity": 2}
+            me["willpower"] = 1
+        return {
+            "me": me,
+            "scene": {"round": self.round, "score": self.score},
+            "characters": [{"id": a, "role": r} for a, r in ACTORS.items()],
+            "relations": [{"between": ["aoi", "beni"], "strength": 1, "emotions": ["友情", "嫉妬"]}],
+        }
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"score": self.score, "round": self.round, "flow": self.flow.state}
+
+    def run(self) -> Generator[Decision, Answer, dict[str, Any]]:
+        ctx = self.ctx
+        model = ctx.scenario.model
+        ctx.narrate("gm", model.intro)
+        self.flow.fire("start")
+        try:
+            for r in range(1, ctx.config.rounds + 1):
+                self.round = r
+                ans = yield Decision(
+                    actor="gm",
+                    kind="toy.choose",
+                    prompt="道を選んでください",
+                    rule="toy §1",
+                    options=[Option("left", "左の扉"), Option("right", "右の扉"), Option("wait", "待つ")],
+                    refused={"back": "戻れない"},
+                    context={"round": r},
+                )
+                a, b = ctx.dice.d6("toy check"), ctx.dice.d6("toy check")
+                ok = a + b >= 7
+                ctx.check("toy.check", "toy §2", {"dice": [a, b], "target": 7, "success": ok})
+                if ok and ans.choice != "wait":
+                    old = self.score
+                    self.score += 1
+                    ctx.state("score", old, self.score, rule="toy §2", cause=str(ans.choice))
+                ans = yield Decision(
+                    actor="aoi",
+                    kind="toy.pick",
+                    prompt="持っていく物を選んでください",
+                    rule="toy §3",
+                    options=[Option("x", "鏡"), Option("y", "リボン"), Option("z", "鍵")],
+                    pick=(1, 2),
+                    speech=True,
+                )
+                if ans.text:
+                    ctx.narrate("aoi", ans.text, source="player")
+                limit = r + 3
+                payloads = [{"amount": n, "word": "はい"} for n in range(1, min(limit, 6) + 1)] if r % 2 else None
+                ans = yield Decision(
+                    actor="npc1",
+                    kind="toy.bid",
+                    prompt="賭け金を決めてください",
+                    rule="toy §4",
+                    payload_model=ToyBid,
+                    payload_check=lambda bid, limit=limit: f"amount {bid.amount} exceeds {limit}" if bid.amount > limit else None,
+                    context={"random_payloads": payloads} if payloads else {},
+                )
+                roll = ctx.dice.d6("toy bid")
+                ctx.check("toy.bid", "toy §4", {"bid": ans.payload.amount, "roll": roll})  # type: ignore[union-attr]
+                if r < ctx.config.rounds:
+                    self.flow.fire("next_round")
+            self.flow.fire("finish")
+        finally:
+            self.flow.detach()
+        return {"score": self.score, "winner": "pcs" if self.score >= model.goal else "gm"}
+
+
+TOY = SystemInfo(
+    id="toy",
+    name="おもちゃ",
+    version="0.1",
+    capabilities=frozenset({"dice", "payload"}),
+    scenario_model=ToyScenario,
+    new_game=ToyGame,
+    machines=(FLOW,),
+    config_model=ToyConfig,
+    spec="toy.md",
+)
+
+TOY_POLICY = {
+    "toy.choose": lambda d, s: "left",
+    "toy.pick": lambda d, s: ["x"],
+    "toy.bid": lambda d, s: {"amount": 1, "word": "はい"},
+}
+
+
+def register_toy() -> SystemInfo:
+    """Register the toy system and its scripted policy (idempotent)."""
+    if _REGISTRY.get("toy") is not TOY:
+        register_system(TOY)
+    if "agent.scripted.toy" not in sys.modules:
+        mod = types.ModuleType("agent.scripted.toy")
+        mod.POLICY = TOY_POLICY  # type: ignore[attr-defined]
+        sys.modules["agent.scripted.toy"] = mod
+    return TOY
+
+
+SCENARIO = """\
+system: toy
+id: toy_demo
+title: おもちゃの夜
+goal: 2
+config:
+  rounds: 3
+"""
+
+
+def write_scenario(directory: Path, text: str = SCENARIO, name: str = "toy_demo.yaml") -> Path:
+    p = directory / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def new_session(path: Path, seed: int = 0, **kw: Any) -> Session:
+    from engine.core import load_scenario
+
+    return Session(load_scenario(path), seed, **kw)
