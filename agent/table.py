@@ -88,7 +88,7 @@ class SeatSpec:
 
     @classmethod
     def from_header(cls, seats: Mapping[str, str]) -> SeatSpec:
-        return cls.parse(f"{k}={v}" for k, v in seats.items()) if seats else cls.default()
+        return cls.parse((f"{k}={v}" for k, v in seats.items()), policies=None) if seats else cls.default()
 
     def to_header(self) -> dict[str, str]:
         return dict(self.entries)
@@ -224,23 +224,38 @@ class Table:
                 data={"seq": decision.seq, "actor": decision.actor, "policy": agent.name, "error": error.problem},
             )
         )
+        self._scripted_answer(decision)
+
+    def _scripted_answer(self, decision: Decision) -> None:
         fb = self.fallback
         self.session.answer(fb.act(decision, self.session), policy=fb.name)
 
-    def step(self) -> None:
-        """Answer the pending decision (with re-asks and fallback)."""
-        d = self.session.pending
-        assert d is not None
-        agent = self.agent_for(d.actor)
-        err: IllegalAnswer | None = None
-        for _ in range(ILLEGAL_RETRIES + 1):
-            err = self._try(agent, d, agent.act(d, self.session))
-            if err is None:
-                break
-        if err is not None:
-            self._fall_back(agent, d, err)
+    def _already_fell_back(self, decision: Decision) -> bool:
+        """A resumed log that stops right after a fallback notice: the scripted policy answers, as it did."""
+        events = self.session.events
+        last = events[-1] if events else None
+        return isinstance(last, InfoEvent) and last.topic == FALLBACK_TOPIC and last.data.get("seq") == decision.seq
+
+    def _stepped(self) -> None:
         self.steps += 1
         self._notify()
+
+    def step(self) -> None:
+        """Answer the pending decision: ask its agent, re-ask after an illegal answer, then fall back."""
+        d = self.session.pending
+        assert d is not None
+        if self._already_fell_back(d):
+            self._scripted_answer(d)
+        else:
+            agent = self.agent_for(d.actor)
+            err: IllegalAnswer | None = None
+            for _ in range(ILLEGAL_RETRIES + 1):
+                err = self._try(agent, d, agent.act(d, self.session))
+                if err is None:
+                    break
+            if err is not None:
+                self._fall_back(agent, d, err)
+        self._stepped()
 
     def run(self) -> dict[str, Any]:
         self._notify()
@@ -251,21 +266,23 @@ class Table:
     async def step_async(self) -> None:
         d = self.session.pending
         assert d is not None
-        agent = self.agent_for(d.actor)
-        act_async = getattr(agent, "act_async", None)
-        err: IllegalAnswer | None = None
-        for _ in range(ILLEGAL_RETRIES + 1):
-            if act_async is not None and inspect.iscoroutinefunction(act_async):
-                answer = await act_async(d, self.session)
-            else:
-                answer = agent.act(d, self.session)
-            err = self._try(agent, d, answer)
-            if err is None:
-                break
-        if err is not None:
-            self._fall_back(agent, d, err)
-        self.steps += 1
-        self._notify()
+        if self._already_fell_back(d):
+            self._scripted_answer(d)
+        else:
+            agent = self.agent_for(d.actor)
+            act_async = getattr(agent, "act_async", None)
+            err: IllegalAnswer | None = None
+            for _ in range(ILLEGAL_RETRIES + 1):
+                if act_async is not None and inspect.iscoroutinefunction(act_async):
+                    answer = await act_async(d, self.session)
+                else:
+                    answer = agent.act(d, self.session)
+                err = self._try(agent, d, answer)
+                if err is None:
+                    break
+            if err is not None:
+                self._fall_back(agent, d, err)
+        self._stepped()
 
     async def run_async(self, *, yield_every: int = 32) -> dict[str, Any]:
         """Like ``run``; awaits agents that have ``act_async`` and yields to other tables now and then."""

@@ -183,6 +183,7 @@ def _replay(path: str | os.PathLike[str], *, for_resume: bool) -> _Replayed:
     if _header_dict(regen[0]) != _header_dict(header):
         raise ReplayMismatch(p, 1, lines[0], regen[0].model_dump_json(), "the session header differs")
     j = 1
+    # ``session.events`` is re-read after every answer: the session may build its event models lazily
     for i in range(1, len(logged)):
         ev = logged[i]
         line_no = i + 1
@@ -200,6 +201,7 @@ def _replay(path: str | os.PathLike[str], *, for_resume: bool) -> _Replayed:
                     session.answer(ev.answer, policy=ev.policy)
                 except IllegalAnswer as e:
                     raise ReplayMismatch(p, line_no, lines[i], f"(refused: {e})", "the logged answer is illegal now") from None
+            regen = session.events  # the property builds the events the answer produced
         if j >= len(regen):
             raise ReplayMismatch(p, line_no, lines[i], "(no more events: the engine is waiting for an answer)")
         got = regen[j].model_dump_json()

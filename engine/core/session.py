@@ -72,28 +72,28 @@ class GameContext:
     config: Any
     dice: Dice
     options: Mapping[str, Any]
-    _emit: Callable[[BaseModel], None]
+    _emit: Callable[[type[BaseModel], dict[str, Any]], None]
 
     def emit(self, event: BaseModel) -> None:
-        self._emit(event)
+        self._emit(type(event), dict(event))
 
     def state(self, path: str, old: Any, new: Any, rule: str = "", cause: str = "") -> None:
-        self._emit(StateEvent(path=path, old=old, new=new, rule=rule, cause=cause))
+        self._emit(StateEvent, {"path": path, "old": old, "new": new, "rule": rule, "cause": cause})
 
     def narrate(self, actor: str, text: str, source: str = "scenario") -> None:
-        self._emit(NarrationEvent(actor=actor, text=text, source=source))
+        self._emit(NarrationEvent, {"actor": actor, "text": text, "source": source})
 
     def info(self, topic: str, text: str, **data: Any) -> None:
-        self._emit(InfoEvent(topic=topic, text=text, data=data))
+        self._emit(InfoEvent, {"topic": topic, "text": text, "data": data})
 
     def check(self, check: str, rule: str, data: dict[str, Any]) -> None:
-        self._emit(CheckEvent(check=check, rule=rule, data=data))
+        self._emit(CheckEvent, {"check": check, "rule": rule, "data": data})
 
     def flow(self, spec: MachineSpec) -> FlowState:
         return FlowState(spec, self._on_move)
 
     def _on_move(self, machine: str, trigger: str, src: str, dst: str) -> None:
-        self._emit(PhaseEvent(machine=machine, trigger=trigger, src=src, dst=dst))
+        self._emit(PhaseEvent, {"machine": machine, "trigger": trigger, "src": src, "dst": dst})
 
 
 class Session:
@@ -123,7 +123,10 @@ class Session:
         self.seats = dict(seats or {})
         self.options = dict(options or {})
         self.keep_events = keep_events
-        self.events: list[BaseModel] = []
+        # events are kept as (class, fields) until someone reads ``events``: building the pydantic model is the
+        # cost of most of a decision in batch runs, where nobody reads them; a log file gets the model at once.
+        self._events: list[Any] = []
+        self._materialized = 0
         self.decisions = 0
         self.illegal_answers = 0
         self._log = _log if _log is not None else (EventLog(log_path) if log_path is not None else None)
@@ -141,9 +144,9 @@ class Session:
             forced_dice=self.forced_dice,
             options=self.options,
         )
-        self._emit(self.header)
+        self.record(self.header)
         self.dice.listen(self._on_roll)
-        self.ctx = GameContext(scenario, self.config, self.dice, self.options, self._emit)
+        self.ctx = GameContext(scenario, self.config, self.dice, self.options, self._emit_kw)
         self.game = self.system.new_game(self.ctx)
         self._gen = self.game.run()
         self.outcome: dict[str, Any] | None = None
@@ -158,18 +161,34 @@ class Session:
         return self.system.config_model.model_validate(merged)
 
     # -- events ------------------------------------------------------------------------------------------------
-    def _emit(self, event: BaseModel) -> None:
-        if self.keep_events:
-            self.events.append(event)
+    @property
+    def events(self) -> list[BaseModel]:
+        ev = self._events
+        for i in range(self._materialized, len(ev)):
+            e = ev[i]
+            if type(e) is tuple:
+                ev[i] = e[0](**e[1])
+        self._materialized = len(ev)
+        return ev
+
+    def _emit_kw(self, cls: type[BaseModel], fields: dict[str, Any]) -> None:
         if self._log is not None:
+            event = cls(**fields)
             self._log.write(event)
+            if self.keep_events:
+                self._events.append(event)
+        elif self.keep_events:
+            self._events.append((cls, fields))
 
     def _on_roll(self, r: Roll) -> None:
-        self._emit(RollEvent(purpose=r.purpose, sides=r.sides, value=r.value, forced=r.forced))
+        self._emit_kw(RollEvent, {"purpose": r.purpose, "sides": r.sides, "value": r.value, "forced": r.forced})
 
     def record(self, event: BaseModel) -> None:
         """Agents' own events (model calls) go into the same log, in order."""
-        self._emit(event)
+        if self.keep_events:
+            self._events.append(event)
+        if self._log is not None:
+            self._log.write(event)
 
     # -- the contract ------------------------------------------------------------------------------------------
     @property
@@ -198,7 +217,7 @@ class Session:
         except IllegalAnswer:
             self.illegal_answers += 1
             raise
-        self._emit(AnswerEvent(seq=d.seq, actor=d.actor, kind=d.kind, answer=ans.to_json(), policy=policy))
+        self._emit_kw(AnswerEvent, {"seq": d.seq, "actor": d.actor, "kind": d.kind, "answer": ans.to_json(), "policy": policy})
         self._advance(ans)
 
     def _advance(self, ans: Answer | None, first: bool = False) -> None:
@@ -207,7 +226,7 @@ class Session:
         except StopIteration as stop:
             self._pending = None
             self.outcome = stop.value or {}
-            self._emit(EndEvent(outcome=self.outcome))
+            self._emit_kw(EndEvent, {"outcome": self.outcome})
             self.close()
             return
         d.seq = self.decisions
@@ -215,17 +234,18 @@ class Session:
         actor = d.actor
         d._observe = lambda: self.game.observation(actor)
         self._pending = d
-        self._emit(
-            DecisionEvent(
-                seq=d.seq,
-                actor=d.actor,
-                kind=d.kind,
-                rule=d.rule,
-                prompt=d.prompt,
-                options=d.option_ids if d.options is not None else None,
-                pick=list(d.pick) if d.pick is not None else None,
-                payload=d.payload_model.__name__ if d.payload_model is not None else None,
-            )
+        self._emit_kw(
+            DecisionEvent,
+            {
+                "seq": d.seq,
+                "actor": d.actor,
+                "kind": d.kind,
+                "rule": d.rule,
+                "prompt": d.prompt,
+                "options": [o.id for o in d.options] if d.options is not None else None,
+                "pick": list(d.pick) if d.pick is not None else None,
+                "payload": d.payload_model.__name__ if d.payload_model is not None else None,
+            },
         )
 
     def close(self) -> None:

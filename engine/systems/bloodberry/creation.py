@@ -22,7 +22,7 @@ from .state import Char, SkillState, majority_classes, pair
 if TYPE_CHECKING:
     from .game import BloodberryGame
 
-__all__ = ["create_pcs", "recreate_pc", "Profile", "AbilityPoints", "roll_emotion", "roll_curse", "roll_relation"]
+__all__ = ["new_character_session", "create_pcs", "recreate_pc", "Profile", "AbilityPoints", "roll_emotion", "roll_curse", "roll_relation"]
 
 Gen = Generator[Decision, Answer, Any]
 MAX_REJECTIONS = 2  # HOUSE: a GM may send a sheet back at most twice, so creation always ends
@@ -212,3 +212,12 @@ def _sheet(game: BloodberryGame, c: Char, partners: list[str]) -> Gen:
                 emos.append(t.text)
         c.emotions[p] = emos
     game.ctx.state(f"{c.id}.emotions", None, {k: list(v) for k, v in c.emotions.items()}, "§3 step 7")
+
+
+def new_character_session(seed: int = 0) -> Any:
+    """``trpg new-character bloodberry``: one PC through the seven steps (no ring yet: relations and emotions are
+    made when the PCs meet at a table). The outcome's ``sheet`` is ready for a scenario file's ``pcs:``."""
+    from ...core import Session, load_scenario
+    from . import INFO
+
+    return Session(load_scenario(INFO.sample_scenarios[0]), seed=seed, options={"procedure": {"creation": {"pc_count": 1}}})

@@ -169,6 +169,19 @@ class BloodberryGame(JudgeMixin):
             }
         return obs
 
+    def secrets(self) -> dict[str, list[str]]:
+        """Texts only their owner may see (owner "gm" or a PC id): the conformance suite checks observations."""
+        out: dict[str, list[str]] = {"gm": [x for x in [self.sc.gm_notes] + [sc.gm_secret for sc in self.sc.scenes] if x]}
+        for c in self.t.chars.values():
+            if not c.is_pc and c.secret:
+                out[c.id] = [c.secret]  # an NPC's player knows its own secret
+        for c in self.t.pcs():
+            mine = [c.profile] + [v["text"] for v in c.victory if v.get("source") == "pc"]
+            if c.personal_curse and len(c.personal_curse) > 8:
+                mine.append(c.personal_curse)
+            out[c.id] = [x for x in mine if x and len(x) >= 8]
+        return out
+
     def snapshot(self) -> dict[str, Any]:
         return {
             "table": self.t.snap(),
@@ -492,8 +505,8 @@ class BloodberryGame(JudgeMixin):
             actors = []
         self.scene_actors = list(actors)
         self.proposers = []
-        self.ctx.info("scene", f"シーン「{s.title}」", scene=s.id, participants=self.participants, scene_actors=self.scene_actors,
-                      npcs=self.npcs_present)
+        self.ctx.info("scene", f"シーン「{s.title}」", scene=s.id, participants=list(self.participants),
+                      scene_actors=list(self.scene_actors), npcs=list(self.npcs_present))
         if s.text:
             self.ctx.narrate("gm", s.text)
         # entry requests from PCs left out (§5.7 登場判定)
@@ -1030,7 +1043,7 @@ class BloodberryGame(JudgeMixin):
         self.t.camp_cap[self.cf_camp] = len(camp)
         for k in self.cf_curses:
             self.t.camp_strength[(self.cf_camp, k)] = 0
-        self.ctx.info("confrontation", "対峙が始まった", camp=camp, cap=len(camp), curses=self.cf_curses)
+        self.ctx.info("confrontation", "対峙が始まった", camp=list(camp), cap=len(camp), curses=self.cf_curses)
         self.cf_special_used = set()
         self.cf_m.fire("loop")
         result = None

@@ -28,6 +28,20 @@ PROCEDURES = ("relation_check", "curse_check", "entry_check", "opposed", "confro
               "table_roll", "validate_sheet", "ability_decrease")
 
 
+def sheet_of(c: Any) -> dict[str, Any]:
+    """A created PC in the scenario file's ``pcs:`` format (engine/systems/bloodberry/scenario.py PCSheet)."""
+    d: dict[str, Any] = {"id": c.id, "name": c.name, "profile": c.profile, "abilities": dict(c.full),
+                         "basic_skills": [s.id for s in c.skills], "class": c.cls, "race": c.race}
+    if c.race == "fairy":
+        from .data import CLASS_SKILLS
+
+        d["fairy_drop"] = next(x for x in CLASS_SKILLS[c.cls] if x not in c.class_skills)
+    if c.personal_curse:
+        d["personal_curse"] = c.personal_curse
+    d["emotions"] = {k: list(v) for k, v in c.emotions.items()}
+    return d
+
+
 def apply_setup(g: BloodberryGame, setup: dict[str, Any]) -> None:
     t = g.t
     for cid, patch in (setup.get("chars") or {}).items():
@@ -143,6 +157,9 @@ def run_procedure(g: BloodberryGame, proc: dict[str, Any]) -> Gen:
         yield from create_pcs(g)
         yield from g._approve_sheets()
         out["result"] = {c.id: g.sheet_problems(c) for c in g.t.pcs()}
+        out["sheets"] = [sheet_of(c) for c in g.t.pcs()]
+        if len(out["sheets"]) == 1:
+            out["sheet"] = out["sheets"][0]
     elif name == "table_roll":
         from .creation import roll_curse, roll_emotion, roll_relation
 

@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+import pytest
+from pydantic import BaseModel, Field
+
+from engine.core import Decision, IllegalAnswer, Option, load_scenario, Session
+
+
+class Bid(BaseModel):
+    amount: int = Field(ge=1, le=6)
+
+
+def choice() -> Decision:
+    return Decision(
+        actor="aoi", kind="pc.declare", prompt="何をする?", rule="§7.8",
+        options=[Option("a", "甲"), Option("b", "乙")], refused={"c": "気力が足りない"},
+    )
+
+
+def test_legal_choice_and_speech():
+    ans = choice().check({"choice": "a", "text": "行くよ"})
+    assert ans.choice == "a" and ans.text == "行くよ"
+    assert ans.to_json() == {"choice": "a", "text": "行くよ"}
+
+
+def test_illegal_choice_names_kind_rule_and_legal_options():
+    with pytest.raises(IllegalAnswer) as ei:
+        choice().check("z")
+    msg = str(ei.value)
+    assert "pc.declare" in msg and "§7.8" in msg and "one of [a, b]" in msg and "'z'" in msg
+
+
+def test_refused_option_gives_the_reason():
+    with pytest.raises(IllegalAnswer, match="気力が足りない"):
+        choice().check("c")
+
+
+def test_pick_bounds_duplicates_and_order():
+    d = Decision(actor="gm", kind="gm.scene_setup", prompt="", rule="§6", options=[Option(x, x) for x in "xyz"], pick=(1, 2))
+    assert d.check(["z", "x"]).choices == ("x", "z")  # normalised to option order
+    for bad, problem in ((["x", "y", "z"], "must pick 1..2"), ([], "must pick 1..2"), (["x", "x"], "twice"), (["w"], "not a legal option")):
+        with pytest.raises(IllegalAnswer, match=problem) as ei:
+            d.check(bad)
+        assert "1..2 distinct of [x, y, z]" in str(ei.value)
+
+
+def test_payload_bounds_and_cross_check():
+    d = Decision(actor="gm", kind="gm.call_judge", prompt="", rule="§5.3", payload_model=Bid,
+                 payload_check=lambda b: "odd amounts only" if b.amount % 2 == 0 else None)
+    assert d.check({"payload": {"amount": 3}}).payload == Bid(amount=3)
+    with pytest.raises(IllegalAnswer, match="amount"):
+        d.check({"payload": {"amount": 9}})
+    with pytest.raises(IllegalAnswer, match="odd amounts only"):
+        d.check({"amount": 2})
+
+
+def test_illegal_answer_leaves_the_session_untouched(toy_path):
+    s = Session(load_scenario(toy_path), 1)
+    before_events = [e.model_dump_json() for e in s.events]
+    pending = s.pending
+    rolls = list(s.dice.rolls)
+    with pytest.raises(IllegalAnswer):
+        s.answer("nowhere")
+    assert s.pending is pending
+    assert [e.model_dump_json() for e in s.events] == before_events
+    assert s.dice.rolls == rolls and s.illegal_answers == 1
+    s.answer("left")
+    assert s.pending is not pending

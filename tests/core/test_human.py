@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import io
+
+import pytest
+from rich.console import Console
+
+from agent.human import HumanAgent, QuitAndSave, render_observation
+from agent.table import SeatSpec, Table
+from engine.core import Session, load_scenario
+
+
+def human(lines):
+    it = iter(lines)
+    out = io.StringIO()
+
+    def read(prompt):
+        try:
+            return next(it)
+        except StopIteration:
+            raise EOFError from None
+
+    return HumanAgent(Console(file=out, width=100), read), out
+
+
+def start(toy_path, seed=1):
+    return Session(load_scenario(toy_path), seed)
+
+
+def test_choose_by_number_and_commands(toy_path):
+    s = start(toy_path)
+    agent, out = human(["help", "state", "log", "7", "2"])
+    assert agent.act(s.pending, s) == {"choice": "right"}
+    text = out.getvalue()
+    assert "Commands:" in text and "人形たちが目を覚ます。" in text  # help, log
+    assert "type a number 1-3" in text
+    assert "左の扉" in text and "[left]" in text
+
+
+def test_pick_with_speech_and_refusal(toy_path):
+    s = start(toy_path)
+    s.answer("left")
+    agent, out = human(["1 2 3", "こんにちは", "1,3", "鏡を持っていく"])
+    assert s.pending.kind == "toy.pick"
+    ans = agent.act(s.pending, s)
+    assert ans == {"choices": ["x", "z"], "text": "鏡を持っていく"}
+    assert "must pick 1..2" in out.getvalue()
+    s.answer(ans)
+
+
+def test_payload_field_by_field(toy_path):
+    s = start(toy_path)
+    s.answer("left")
+    s.answer(["x"])
+    agent, out = human(["九", "9", "2", "はい", "2"])
+    ans = agent.act(s.pending, s)
+    # 九 is not a number, 9 is out of bounds (refused by the engine's check, then asked again)
+    assert ans == {"payload": {"amount": 2, "word": "はい", "mood": "angry"}}
+    text = out.getvalue()
+    assert "not a whole number" in text and "amount" in text and "less than or equal to 6" in text
+
+
+def test_payload_as_json(toy_path):
+    s = start(toy_path)
+    s.answer("left")
+    s.answer(["x"])
+    agent, _ = human(['{"amount": 1, "word": "いいえ"}'])
+    assert agent.act(s.pending, s) == {"payload": {"amount": 1, "word": "いいえ"}}
+
+
+def test_quit_and_end_of_input(toy_path):
+    s = start(toy_path)
+    agent, _ = human(["quit"])
+    with pytest.raises(QuitAndSave):
+        agent.act(s.pending, s)
+    agent, _ = human([])
+    with pytest.raises(QuitAndSave):
+        agent.act(s.pending, s)
+
+
+def test_human_seat_at_a_table(toy_path):
+    s = start(toy_path)
+    agent, out = human(["1", "", "1", "2", "1", "", "1", "3", "1"])
+    seats = SeatSpec.default()
+    table = Table(s, seats, lambda policy, actor: agent if policy == "human" else __import__("agent.scripted", fromlist=["ScriptedAgent"]).ScriptedAgent())
+    table.run()
+    assert s.is_over
+    answers = [e for e in s.events if e.type == "answer" and e.actor == "aoi"]
+    assert [a.policy for a in answers] == ["human"] * 3
+
+
+def test_observation_panel_shows_japanese_labels():
+    obs = {"me": {"name": "葵", "abilities": {"passion": 3, "grace": 2, "maturity": 2}, "willpower": 1},
+           "characters": {"beni": {"name": "紅", "willpower": 0}},
+           "relations": [{"between": ["aoi", "beni"], "strength": 1, "emotions": ["友情"]}]}
+    out = io.StringIO()
+    Console(file=out, width=100).print(render_observation(obs, compact=True))
+    text = out.getvalue()
+    for word in ("気力", "情熱 3", "関係", "友情", "紅", "葵"):
+        assert word in text
