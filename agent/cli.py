@@ -26,7 +26,7 @@ from rich.table import Table as RichTable
 from engine.core.events import EndEvent, NarrationEvent, PhaseEvent, read_log
 from engine.core.machine import diagram
 from engine.core.registry import get_system, systems
-from engine.core.replay import render_transcript, resume, verify
+from engine.core.replay import brief_outcome, render_transcript, resume, verify
 from engine.core.scenario import format_validation_error, load_scenario, scenario_json_schema
 from engine.core.session import Session
 
@@ -36,6 +36,7 @@ from .table import ROLE_WORDS, AgentFactory, SeatSpec, Table, default_agent_fact
 
 __all__ = ["main", "CLIError"]
 
+EXIT_FAILED = 1  # checks ran and some failed (examples)
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
 
@@ -122,11 +123,23 @@ def _parse_config(items: Sequence[str]) -> dict[str, Any]:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise CLIError(f"bad --config {item!r}: write KEY=VALUE, e.g. --config heal_cap=none")
-        try:
-            out[key.strip()] = yaml.safe_load(value) if value.strip() else ""
-        except yaml.YAMLError:
-            out[key.strip()] = value
+        out[key.strip()] = _config_value(value.strip())
     return out
+
+
+def _config_value(text: str) -> Any:
+    """``true``/``false``, ``null``, numbers and lists/maps as in YAML; anything else stays a string (YAML 1.1 would
+    turn ``no`` or ``on`` into booleans)."""
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low in ("null", "~"):
+        return None
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+    return value if isinstance(value, (int, float, list, dict)) and not isinstance(value, bool) else text
 
 
 def _printer(console: Console) -> Callable[[Sequence[BaseModel]], None]:
@@ -151,8 +164,8 @@ def _summary(console: Console, session: Session, table: Table | None, log: Path 
     console.rule("[bold]end[/]")
     outcome = session.outcome or {}
     for k, v in outcome.items():
-        console.print(f"  {escape(str(k))}: {escape(json.dumps(v, ensure_ascii=False, default=str))}")
-    bits = [f"{session.decisions} decisions", f"{len(session.dice.rolls)} rolls this run"]
+        console.print(f"  {escape(str(k))}: {escape(v if isinstance(v, str) else brief_outcome(v, 110))}")
+    bits = [f"{session.decisions} decisions", f"{len(session.dice.rolls)} rolls"]
     if table is not None and table.fallbacks:
         bits.append(f"{table.fallbacks} scripted fallbacks")
     if log:
@@ -254,33 +267,14 @@ def _lazy(module: str, what: str) -> Any:
         raise
 
 
-def _field(result: Any, name: str, default: Any = None) -> Any:
-    if isinstance(result, dict):
-        return result.get(name, default)
-    return getattr(result, name, default)
-
-
 def cmd_examples(args: argparse.Namespace) -> int:
     mod = _lazy("engine.core.examples", "the worked-examples runner")
-    run = getattr(mod, "run_example_files", None)
-    if run is None:
-        raise CLIError("engine.core.examples has no run_example_files(paths); cannot run examples")
     paths = [Path(p) for p in args.files] or [Path(p) for s in systems() for p in s.examples]
     if not paths:
         raise CLIError("no example files given and no registered system lists any")
-    failed = 0
-    total = 0
-    for r in run(paths):
-        total += 1
-        ok = bool(_field(r, "ok", False))
-        name = _field(r, "name", "?")
-        if ok:
-            print(f"ok: {name}")
-        else:
-            failed += 1
-            print(_paragraph(f"FAIL: {name}: {_field(r, 'message', '')}"), file=sys.stderr)
-    print(f"{total - failed} passed, {failed} failed")
-    return EXIT_ERROR if failed else 0
+    report = mod.run_examples(paths, args.case)
+    print(report.format(args.verbose))
+    return 0 if report.ok else EXIT_FAILED
 
 
 def cmd_new_character(args: argparse.Namespace) -> int:
@@ -352,8 +346,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-o", "--output", metavar="FILE")
     s.set_defaults(func=cmd_replay)
 
-    s = sub.add_parser("examples", help="run worked-example files (default: every system's)")
+    s = sub.add_parser("examples", help="run worked-example files (default: every system's); exit 1 if a case fails")
     s.add_argument("files", nargs="*", metavar="FILE")
+    s.add_argument("-k", "--case", action="append", default=[], help="run only this case id (repeatable)")
+    s.add_argument("-v", "--verbose", action="store_true", help="show the decision log of passing cases too")
     s.set_defaults(func=cmd_examples)
 
     s = sub.add_parser("new-character", help="create a character interactively")

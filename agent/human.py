@@ -354,7 +354,7 @@ def _resolve(sub: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
 
 
 def _field_prompt(name: str, sub: dict[str, Any], required: bool) -> str:
-    bits = [sub.get("title") or name]
+    bits = [name]
     if sub.get("description"):
         bits.append(f"— {sub['description']}")
     if "enum" in sub:
@@ -381,16 +381,13 @@ def _parse_field(line: str, sub: dict[str, Any], root: dict[str, Any]) -> Any:
                 return v
         raise ValueError(f"choose one of: {', '.join(map(str, values))}")
     t = sub.get("type")
-    if t == "integer":
+    if t in ("integer", "number"):
         try:
-            return int(line)
+            num: float = int(line) if t == "integer" else float(line)
         except ValueError:
-            raise ValueError(f"{line!r} is not a whole number") from None
-    if t == "number":
-        try:
-            return float(line)
-        except ValueError:
-            raise ValueError(f"{line!r} is not a number") from None
+            raise ValueError(f"{line!r} is not a {'whole ' if t == 'integer' else ''}number") from None
+        _check_bounds(num, sub)
+        return num
     if t == "boolean":
         low = line.lower()
         if low in ("y", "yes", "true", "1", "はい"):
@@ -404,8 +401,23 @@ def _parse_field(line: str, sub: dict[str, Any], root: dict[str, Any]) -> Any:
         item = _resolve(sub.get("items", {}), root)
         return [_parse_field(x.strip(), item, root) for x in line.split(",") if x.strip()]
     if t == "string":
+        lo, hi = sub.get("minLength"), sub.get("maxLength")
+        if (lo is not None and len(line) < lo) or (hi is not None and len(line) > hi):
+            raise ValueError(f"write {lo or 0} to {hi if hi is not None else 'any number of'} characters")
         return line
     try:
         return json.loads(line)
     except json.JSONDecodeError:
         return line
+
+
+def _check_bounds(num: float, sub: dict[str, Any]) -> None:
+    lo, hi = sub.get("minimum"), sub.get("maximum")
+    if lo is not None and num < lo:
+        raise ValueError(f"{num} is too small: at least {lo}")
+    if hi is not None and num > hi:
+        raise ValueError(f"{num} is too big: at most {hi}")
+    if "exclusiveMinimum" in sub and num <= sub["exclusiveMinimum"]:
+        raise ValueError(f"{num} is too small: more than {sub['exclusiveMinimum']}")
+    if "exclusiveMaximum" in sub and num >= sub["exclusiveMaximum"]:
+        raise ValueError(f"{num} is too big: less than {sub['exclusiveMaximum']}")

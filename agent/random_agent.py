@@ -6,6 +6,7 @@ It keeps no state between decisions: every decision gets its own ``random.Random
 
 from __future__ import annotations
 
+import math
 import random
 import string
 from typing import TYPE_CHECKING, Any
@@ -143,17 +144,16 @@ def payload_from_schema(schema: dict[str, Any], rng: random.Random, root: dict[s
 
 
 def _int_bounds(s: dict[str, Any]) -> tuple[int, int]:
-    lo = s.get("minimum")
+    """Integer bounds from minimum/maximum (or their exclusive forms); a missing side is _INT_SPAN away."""
+    lo: float | None = s.get("minimum")
+    hi: float | None = s.get("maximum")
     if lo is None and "exclusiveMinimum" in s:
-        lo = int(s["exclusiveMinimum"]) + 1
-    hi = s.get("maximum")
+        lo = math.floor(s["exclusiveMinimum"]) + 1
     if hi is None and "exclusiveMaximum" in s:
-        hi = int(s["exclusiveMaximum"]) - 1 if float(s["exclusiveMaximum"]).is_integer() else int(s["exclusiveMaximum"])
-    if lo is None and hi is None:
-        lo, hi = 0, _INT_SPAN
-    elif lo is None:
-        lo = int(hi) - _INT_SPAN
-    elif hi is None:
-        hi = int(lo) + _INT_SPAN
-    lo_i, hi_i = int(-(-lo // 1)), int(hi // 1)  # ceil / floor for float bounds
+        hi = math.ceil(s["exclusiveMaximum"]) - 1
+    if lo is None:
+        lo = hi - _INT_SPAN if hi is not None else 0
+    if hi is None:
+        hi = lo + _INT_SPAN
+    lo_i, hi_i = math.ceil(lo), math.floor(hi)
     return lo_i, max(lo_i, hi_i)

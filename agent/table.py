@@ -29,6 +29,7 @@ __all__ = [
     "Table",
     "TableError",
     "AgentFactory",
+    "default_agent_factory",
     "run_many",
     "POLICIES",
     "ROLE_WORDS",
@@ -157,6 +158,7 @@ class Table:
         self.fallbacks = 0
         self.illegal = 0
         self.steps = 0
+        self._fell_back_seq = self._fallback_pending()
 
     # -- seats ---------------------------------------------------------------------------------------------------
     def _first_pc(self) -> str | None:
@@ -230,11 +232,21 @@ class Table:
         fb = self.fallback
         self.session.answer(fb.act(decision, self.session), policy=fb.name)
 
+    def _fallback_pending(self) -> int | None:
+        """The seq of the pending decision if the (resumed) log stops right after its fallback notice."""
+        d = self.session.pending
+        events = self.session.events if d is not None else []
+        last = events[-1] if events else None
+        if isinstance(last, InfoEvent) and last.topic == FALLBACK_TOPIC and d is not None and last.data.get("seq") == d.seq:
+            return d.seq
+        return None
+
     def _already_fell_back(self, decision: Decision) -> bool:
         """A resumed log that stops right after a fallback notice: the scripted policy answers, as it did."""
-        events = self.session.events
-        last = events[-1] if events else None
-        return isinstance(last, InfoEvent) and last.topic == FALLBACK_TOPIC and last.data.get("seq") == decision.seq
+        if self._fell_back_seq is not None and decision.seq == self._fell_back_seq:
+            self._fell_back_seq = None
+            return True
+        return False
 
     def _stepped(self) -> None:
         self.steps += 1

@@ -180,7 +180,7 @@ def _replay(path: str | os.PathLike[str], *, for_resume: bool) -> _Replayed:
         options=header.options,
     )
     regen = session.events
-    if _header_dict(regen[0]) != _header_dict(header):
+    if _header_dict(session.header) != _header_dict(header):
         raise ReplayMismatch(p, 1, lines[0], regen[0].model_dump_json(), "the session header differs")
     j = 1
     # ``session.events`` is re-read after every answer: the session may build its event models lazily

@@ -135,12 +135,12 @@ def _blocks(events: Iterable[BaseModel]) -> list[_Block]:
                 legal = ""
             out.append(_Block("decision", title=f"#{ev.seq} {ev.actor}: {ev.kind}", text=ev.prompt, meta=ev.rule, items=[legal] if legal else []))
         elif isinstance(ev, AnswerEvent):
-            text = ev.answer.get("text")
+            spoken = ev.answer.get("text")
             out.append(
                 _Block(
                     "answer",
                     title=f"#{ev.seq} {ev.actor} → {_answer_text(ev.answer)}",
-                    text=text if isinstance(text, str) else "",
+                    text=spoken if isinstance(spoken, str) else "",
                     meta=ev.policy,
                 )
             )

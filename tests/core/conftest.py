@@ -4,12 +4,13 @@ from pathlib import Path
 
 import pytest
 
-from .fake_system import register_toy, write_scenario
+from .fake_system import register_toy, unregister_toy, write_scenario
 
 
 @pytest.fixture(autouse=True)
 def toy_system():
-    return register_toy()
+    yield register_toy()
+    unregister_toy()
 
 
 @pytest.fixture

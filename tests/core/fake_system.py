@@ -20,7 +20,7 @@ from engine.core.registry import _REGISTRY
 from engine.core.scenario import ScenarioBase
 from engine.core.session import GameContext, Session
 
-__all__ = ["TOY", "register_toy", "write_scenario", "ToyBid", "TOY_POLICY", "ACTORS"]
+__all__ = ["TOY", "register_toy", "unregister_toy", "write_scenario", "ToyBid", "TOY_POLICY", "ACTORS"]
 
 ACTORS = {"gm": "gm", "aoi": "pc", "beni": "pc", "npc1": "npc"}
 
@@ -166,6 +166,16 @@ def register_toy() -> SystemInfo:
         mod.POLICY = TOY_POLICY  # type: ignore[attr-defined]
         sys.modules["agent.scripted.toy"] = mod
     return TOY
+
+
+def unregister_toy() -> None:
+    """Leave the registry as other tests expect it (conformance tests iterate over every registered system)."""
+    if _REGISTRY.get("toy") is TOY:
+        del _REGISTRY["toy"]
+    sys.modules.pop("agent.scripted.toy", None)
+    from agent.scripted import _POLICIES
+
+    _POLICIES.pop("toy", None)
 
 
 SCENARIO = """\

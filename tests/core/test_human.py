@@ -6,6 +6,7 @@ import pytest
 from rich.console import Console
 
 from agent.human import HumanAgent, QuitAndSave, render_observation
+from agent.scripted import ScriptedAgent
 from agent.table import SeatSpec, Table
 from engine.core import Session, load_scenario
 
@@ -54,10 +55,20 @@ def test_payload_field_by_field(toy_path):
     s.answer(["x"])
     agent, out = human(["九", "9", "2", "はい", "2"])
     ans = agent.act(s.pending, s)
-    # 九 is not a number, 9 is out of bounds (refused by the engine's check, then asked again)
+    # 九 is not a number, 9 is out of the field's bounds: both asked again at once
     assert ans == {"payload": {"amount": 2, "word": "はい", "mood": "angry"}}
     text = out.getvalue()
-    assert "not a whole number" in text and "amount" in text and "less than or equal to 6" in text
+    assert "not a whole number" in text and "amount" in text and "at most 6" in text
+
+
+def test_payload_refused_by_the_rules_is_asked_again(toy_path):
+    s = start(toy_path)
+    s.answer("left")
+    s.answer(["x"])
+    # in round 1 the rules allow at most round + 3 = 4 (a cross-field check only the engine knows)
+    agent, out = human(["5", "はい", "", "4", "はい", ""])
+    assert agent.act(s.pending, s) == {"payload": {"amount": 4, "word": "はい"}}
+    assert "amount 5 exceeds 4" in out.getvalue()
 
 
 def test_payload_as_json(toy_path):
@@ -82,7 +93,7 @@ def test_human_seat_at_a_table(toy_path):
     s = start(toy_path)
     agent, out = human(["1", "", "1", "2", "1", "", "1", "3", "1"])
     seats = SeatSpec.default()
-    table = Table(s, seats, lambda policy, actor: agent if policy == "human" else __import__("agent.scripted", fromlist=["ScriptedAgent"]).ScriptedAgent())
+    table = Table(s, seats, lambda policy, actor: agent if policy == "human" else ScriptedAgent())
     table.run()
     assert s.is_over
     answers = [e for e in s.events if e.type == "answer" and e.actor == "aoi"]

@@ -15,6 +15,15 @@ VERSION = "0.1.0"
 _ROOT = Path(__file__).resolve().parents[3]
 
 
+def _scenarios() -> Path:
+    from ...resources import resource_dir
+
+    try:
+        return resource_dir("scenarios") / "bloodberry"
+    except FileNotFoundError:
+        return _ROOT / "scenarios" / "bloodberry"
+
+
 def _new_game(ctx):  # type: ignore[no-untyped-def]
     from .game import BloodberryGame
 
@@ -33,7 +42,7 @@ INFO = register_system(
         machines=MACHINES,
         config_model=BloodberryConfig,
         spec="bloodberry.md",
-        sample_scenarios=(_ROOT / "scenarios" / "bloodberry" / "inoiri_dolls.yaml",),
+        sample_scenarios=(_scenarios() / "inoiri_dolls.yaml",),
         examples=(_ROOT / "tests" / "examples" / "bloodberry.yaml",),
         description="現代日本の百合TRPG: 関係判定で絆を深め、呪いと対峙する",
     )

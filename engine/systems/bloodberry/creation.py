@@ -79,6 +79,7 @@ def create_pcs(game: BloodberryGame) -> Gen:
     if not sc.creation.allowed:
         raise ValueError(f"scenario {sc.id} does not allow character creation")
     ids = [f"pc{i}" for i in range(1, n + 1)]
+    game.creating_ids = list(ids)
     # step 1: profiles
     for i, pid in enumerate(ids, 1):
         p = yield from game.ask_payload(pid, "cc.profile", f"PC{i}: 名前と設定 (profile)", "§3 step 1", Profile,

@@ -94,6 +94,7 @@ class BloodberryGame(JudgeMixin):
         self.emotion_changed = False
         self.creating = bool(ctx.options.get("create_pcs"))
         self.rejections: dict[str, int] = {}
+        self.creating_ids: list[str] = []
 
     # ==========================================================================================================
     # decision helpers
@@ -121,13 +122,15 @@ class BloodberryGame(JudgeMixin):
     # the contract
     # ==========================================================================================================
     def actors(self) -> list[str]:
-        return ["gm"] + list(self.t.chars)
+        return ["gm"] + [i for i in self.creating_ids if i not in self.t.chars] + list(self.t.chars)
 
     def actor_role(self, actor: str) -> str:
         if actor == "gm":
             return "gm"
         c = self.t.chars.get(actor)
         if c is None:
+            if actor in self.creating_ids:
+                return "pc"  # a PC still being created (§3)
             raise KeyError(f"unknown actor {actor!r}")
         return "pc" if c.is_pc else "npc"
 
@@ -623,6 +626,9 @@ class BloodberryGame(JudgeMixin):
                 yield from self._pc_turn(c, s)
                 if not self._any_pc_in_play():
                     return False
+            yield from self._gm_interjections(s)
+            if not self._any_pc_in_play():
+                return False
             pairs = [("end_scene", "シーンを終える"), ("ending", "エンディングへ")]
             if cycle < MAX_SCENE_CYCLES:
                 pairs.insert(0, ("continue", "続ける"))
@@ -633,6 +639,31 @@ class BloodberryGame(JudgeMixin):
             if ch == "continue":
                 continue
             return ch == "ending"
+
+    def _gm_interjections(self, s: SceneData) -> Gen:
+        """Between two cycles the GM may bring in an NPC or a formless curse check of its own (§8 gm.npc_entry,
+        gm.curse_event: "any time"); scripted scenarios put theirs in the scene's events instead."""
+        absent = [n for n in self.t.chars.values() if not n.is_pc and n.in_play and n.id not in self.npcs_present]
+        if absent:
+            ch = yield from self.choose("gm", "gm.npc_entry", "NPCを登場させる?", "§8 gm.npc_entry",
+                                        [("none", "しない")] + [(f"enter:{n.id}", f"{n.name} を登場させる") for n in absent],
+                                        context={"scene": s.id})
+            if ch != "none":
+                nid = ch.split(":", 1)[1]
+                self.npcs_present.append(nid)
+                self.known_npcs.add(nid)
+                self.ctx.info("npc_entry", f"{self.t.chars[nid].name} が登場した", npc=nid)
+        targets = [p for p in self.participants if self.t.chars[p].status == "active"]
+        if targets:
+            d = self.cfg.formless_curse_default_difficulty
+            ch = yield from self.choose(
+                "gm", "gm.curse_event", f"形なき呪い: 呪い判定を起こす? (難易度 {d})", "§5.5, §8 gm.curse_event",
+                [("none", "しない")] + [(f"{p}:{k}", f"{self.t.chars[p].name} に{CURSE_TYPE_NAMES[k]}") for p in targets for k in CURSE_TYPES],
+                context={"scene": s.id, "difficulty": d},
+            )
+            if ch != "none":
+                pid, k = ch.split(":")
+                yield from self.curse_check(self.t.chars[pid], k, d, f"形なき呪い ({CURSE_TYPE_NAMES[k]})")
 
     def _is_last(self, s: SceneData) -> bool:
         return s is self.sc.scenes[-1]
@@ -678,6 +709,8 @@ class BloodberryGame(JudgeMixin):
             for o in others:
                 if o.in_play and o.status != "dead":
                     out.append((f"skill:domination:{o.id}", f"完全支配: {o.name} (気品 −1)"))
+            if not in_cf:
+                out.append(("skill:domination_object", "完全支配: 手の届く物を握り潰す (気品 −1)"))
         if c.has_class_skill("spare_key") and not in_cf:
             for o in self.present_pcs():
                 if o.id != c.id and not o.has_key:
@@ -852,6 +885,10 @@ class BloodberryGame(JudgeMixin):
                 old = target.no_relation_until
                 target.no_relation_until = self.t.clock + 60 * hours
                 self.ctx.state(f"{target.id}.no_relation_until", old, target.no_relation_until, "§9.2 完全支配 (A21)")
+            return
+        if sid == "domination_object":
+            self.spend(c, "grace", 1, "§9.2 完全支配 cost")
+            self.ctx.narrate(c.id, f"{c.name} の手の届く範囲の物が握り潰された。", source="skill")
             return
         if sid == "give_key":
             assert target is not None
