@@ -89,17 +89,13 @@ def create_pcs(game: BloodberryGame) -> Gen:
     from .game import ring_partners
 
     partners = ring_partners(ids)
-    done: set[tuple[str, str]] = set()
-    for pid in ids:
-        for other in partners[pid]:
-            k = pair(pid, other)
-            if k in done:
-                continue
-            done.add(k)
-            asker = min(k, key=lambda x: game.t.chars[x].number)
-            name = yield from _relation_name(game, asker, k)
-            game.t.rel(*k).name = name
-            game.ctx.state(f"relation.{'|'.join(k)}.name", None, name, "§3 step 2")
+    ring = [(ids[i], ids[(i + 1) % n]) for i in range(n if n > 2 else n - 1)]  # PC1–PC2, …, PCn–PC1 (§3)
+    for x, y in ring:
+        k = pair(x, y)
+        asker = min(k, key=lambda c: game.t.chars[c].number)
+        name = yield from _relation_name(game, asker, k)
+        game.t.rel(*k).name = name
+        game.ctx.state(f"relation.{'|'.join(k)}.name", None, name, "§3 step 2")
     # steps 3–7 per PC
     for pid in ids:
         yield from _sheet(game, game.t.chars[pid], partners[pid])

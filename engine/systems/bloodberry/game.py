@@ -95,6 +95,7 @@ class BloodberryGame(JudgeMixin):
         self.creating = bool(ctx.options.get("create_pcs"))
         self.rejections: dict[str, int] = {}
         self.creating_ids: list[str] = []
+        self.approved_proposals: list[str] = []
 
     # ==========================================================================================================
     # decision helpers
@@ -354,25 +355,31 @@ class BloodberryGame(JudgeMixin):
         self.phase.fire("start_session")
         yield from self._session_start()
         scenes = list(self.sc.scenes)
-        ended = False
-        for i, s in enumerate(scenes):
-            if not all(f in self.t.flags for f in s.requires_flags):
-                self.ctx.info("scene_skipped", f"シーン「{s.title}」は条件を満たさないため飛ばされた", scene=s.id, requires=s.requires_flags)
-                continue
-            go_ending = yield from self._scene(i, s)
+        i = self._next_playable(0)
+        if i is not None:
+            yield from self._scene_setup(scenes[i])  # §6 SESSION_START: the GM designates the first scene's cast
+        while i is not None:
+            go_ending = yield from self._scene(i, scenes[i])
             if go_ending or not self._any_pc_in_play() or self.cf_result == "defeat":
-                ended = True
                 break
-            if any(all(f in self.t.flags for f in later.requires_flags) for later in scenes[i + 1:]):
-                self.phase.fire("end_scene")
-                yield from self._between_scenes()
-            else:
+            j = self._next_playable(i + 1)
+            if j is None:
                 break
-        _ = ended
+            self.phase.fire("end_scene")
+            yield from self._between_scenes(scenes[j])
+            i = j
         self.phase.fire("to_ending")
         yield from self._ending()
         self.phase.fire("finish")
         return self._session_end()
+
+    def _next_playable(self, start: int) -> int | None:
+        for k in range(start, len(self.sc.scenes)):
+            sc = self.sc.scenes[k]
+            if all(f in self.t.flags for f in sc.requires_flags):
+                return k
+            self.ctx.info("scene_skipped", f"シーン「{sc.title}」は条件を満たさないため飛ばされた", scene=sc.id, requires=list(sc.requires_flags))
+        return None
 
     def _any_pc_in_play(self) -> bool:
         return any(c.status == "active" for c in self.t.pcs())
@@ -486,28 +493,10 @@ class BloodberryGame(JudgeMixin):
         self.window_id += 1
         self.scene, self.scene_index = s, index
         self.emotion_changed = False
-        active = [c.id for c in self.t.pcs() if c.status == "active"]
-        default_parts = active if s.participants == "all" else [p for p in s.participants if p in active]
-        parts = yield from self.choose_many(
-            "gm", "gm.scene_setup", f"シーン「{s.title}」の参加者 (participants)", "§6, §7.7 BS_4",
-            [(p, self.t.chars[p].name) for p in active], 0, len(active),
-            context={"scene": s.id, "scenario_participants": default_parts, "proposers": list(self.proposers)},
-        )
-        self.participants = list(parts)
+        self.participants = [p for p in self.participants if self.t.chars[p].status == "active"]
+        self.scene_actors = [a for a in self.scene_actors if a in self.participants or a in s.npcs]
         self.npcs_present = [n for n in s.npcs if self.t.chars[n].status in ("active", "dead")]
         self.known_npcs.update(self.npcs_present)
-        cands = self.participants + self.npcs_present
-        if cands:
-            wanted = [a for a in list(self.proposers) + list(s.scene_actors) if a in cands]
-            actors = yield from self.choose_many(
-                "gm", "gm.scene_setup", f"シーン「{s.title}」のシーンアクター (0–2)", "§6 scene actors ≤ 2",
-                [(p, self.t.chars[p].name) for p in cands], 0, min(2, len(cands)),
-                context={"scene": s.id, "suggested": list(dict.fromkeys(wanted))[:2], "approved_proposers": list(self.proposers)},
-            )
-        else:
-            actors = []
-        self.scene_actors = list(actors)
-        self.proposers = []
         self.ctx.info("scene", f"シーン「{s.title}」", scene=s.id, participants=list(self.participants),
                       scene_actors=list(self.scene_actors), npcs=list(self.npcs_present))
         if s.text:
@@ -533,6 +522,31 @@ class BloodberryGame(JudgeMixin):
         return go_ending
 
     proposers: list[str] = []
+
+    def _scene_setup(self, s: SceneData) -> Gen:
+        """gm.scene_setup (§6 SESSION_START, §7.7 BS_4): the next scene's participants, then 0–2 scene actors
+        (approved proposers count toward the 2)."""
+        active = [c.id for c in self.t.pcs() if c.status == "active"]
+        default_parts = active if s.participants == "all" else [p for p in s.participants if p in active]
+        parts = yield from self.choose_many(
+            "gm", "gm.scene_setup", f"シーン「{s.title}」の参加者 (participants)", "§6, §7.7 BS_4",
+            [(p, self.t.chars[p].name) for p in active], 0, len(active),
+            context={"scene": s.id, "scenario_participants": default_parts, "proposers": list(self.proposers)},
+        )
+        npcs = [n for n in s.npcs if self.t.chars[n].status in ("active", "dead")]
+        cands = list(parts) + npcs
+        if cands:
+            wanted = [a for a in list(self.proposers) + list(s.scene_actors) if a in cands]
+            actors = yield from self.choose_many(
+                "gm", "gm.scene_setup", f"シーン「{s.title}」のシーンアクター (0–2)", "§6 scene actors ≤ 2, A41",
+                [(p, self.t.chars[p].name) for p in cands], 0, min(2, len(cands)),
+                context={"scene": s.id, "suggested": list(dict.fromkeys(wanted))[:2], "approved_proposers": list(self.proposers)},
+            )
+        else:
+            actors = []
+        self.participants = list(parts)
+        self.scene_actors = list(actors)
+        self.proposers = []
 
     def _advance_clock(self, minutes: int) -> None:
         frozen = min(self.t.frozen_minutes, minutes)
@@ -1009,6 +1023,8 @@ class BloodberryGame(JudgeMixin):
                 self.ctx.state(f"camp.{self.cf_camp}|{p.id}", old, old + 1, "§7.5 camp relation")
                 if self.cfg.confrontation_sublimation and a.is_pc:
                     yield from self._sublimate_side(a, old + 1)
+            elif s >= 3:  # A11 relation_check_at_max_allowed: an active success at the maximum does nothing
+                self.ctx.info("relation_at_max", "関係の強さは最大: 能動側の成功は何も起こさない", active=a.id, passive=p.id)
             else:
                 self.set_strength(a.id, p.id, s + 1, "§5.4 active success")
                 for side in (a, p):
@@ -1210,7 +1226,7 @@ class BloodberryGame(JudgeMixin):
         yield from self.curse_check(self.t.chars[pid], stat, k.ab[stat], f"{k.name} ({CURSE_TYPE_NAMES[stat]} {k.ab[stat]})")
 
     # -- between scenes (§7.7) ---------------------------------------------------------------------------------
-    def _between_scenes(self) -> Gen:
+    def _between_scenes(self, next_scene: SceneData) -> Gen:
         self.in_between = True
         self.window_id += 1
         self.scene = None
@@ -1242,6 +1258,8 @@ class BloodberryGame(JudgeMixin):
                 if n.kind == "npc" and n.in_play and n.status != "dead" and n.id in self.known_npcs:
                     yield from self._bs_relation(n)
         self.bs_m.fire("gm_processing")
+        self.approved_proposals = list(self.proposers)
+        yield from self._scene_setup(next_scene)
         self.bs_m.fire("finish")
         self.in_between = False
 

@@ -25,7 +25,7 @@ __all__ = ["apply_setup", "run_procedure", "PROCEDURES"]
 
 Gen = Generator[Decision, Answer, Any]
 PROCEDURES = ("relation_check", "curse_check", "entry_check", "opposed", "confrontation", "between_scenes", "creation",
-              "table_roll", "validate_sheet", "ability_decrease")
+              "table_roll", "validate_sheet", "ability_decrease", "session_end")
 
 
 def sheet_of(c: Any) -> dict[str, Any]:
@@ -149,8 +149,8 @@ def run_procedure(g: BloodberryGame, proc: dict[str, Any]) -> Gen:
         g.phase.fire("start_session")
         g.phase.fire("open_scene")
         g.phase.fire("end_scene")
-        yield from g._between_scenes()
-        out["result"] = {"proposers": list(g.proposers)}
+        yield from g._between_scenes(g.sc.scenes[int(args.get("next_scene", 0))])
+        out["result"] = {"proposers": list(g.approved_proposals)}
     elif name == "creation":
         from .creation import create_pcs
 
@@ -173,6 +173,9 @@ def run_procedure(g: BloodberryGame, proc: dict[str, Any]) -> Gen:
             class_skills=args.get("class_skills"), fairy_drop=args.get("fairy_drop"), partners=partners,
             emotions=args.get("emotions", {p: ["shoso"] for p in partners}), relation_strengths=args.get("relation_strengths"),
             sublimated=args.get("sublimated"), willpower=args.get("willpower"))]
+    elif name == "session_end":
+        end = g._session_end()
+        out["result"] = {pid: pc["absent_sessions"] for pid, pc in end["pcs"].items()}
     elif name == "ability_decrease":
         c = ch[args["target"]]
         yield from g.decrease(c, args["ability"], int(args.get("amount", 1)), "example", "§7.9")
