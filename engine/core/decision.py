@@ -156,7 +156,7 @@ class Decision:
         if self.pick is None:
             if not isinstance(raw, str):
                 raise IllegalAnswer(self, f"expected one option id, got {raw!r}")
-            if raw not in self.option_ids:
+            if not any(o.id == raw for o in self.options):
                 why = (self.refused or {}).get(raw)
                 raise IllegalAnswer(self, f"{raw!r} is not legal now ({why})" if why else f"{raw!r} is not a legal option")
             return Answer(choice=raw, text=text)

@@ -130,6 +130,7 @@ class Session:
         self.decisions = 0
         self.illegal_answers = 0
         self._log = _log if _log is not None else (EventLog(log_path) if log_path is not None else None)
+        self._recording = keep_events or self._log is not None
         self.header = HeaderEvent(
             package_version=package_version(),
             system=self.system.id,
@@ -217,7 +218,8 @@ class Session:
         except IllegalAnswer:
             self.illegal_answers += 1
             raise
-        self._emit_kw(AnswerEvent, {"seq": d.seq, "actor": d.actor, "kind": d.kind, "answer": ans.to_json(), "policy": policy})
+        if self._recording:
+            self._emit_kw(AnswerEvent, {"seq": d.seq, "actor": d.actor, "kind": d.kind, "answer": ans.to_json(), "policy": policy})
         self._advance(ans)
 
     def _advance(self, ans: Answer | None, first: bool = False) -> None:
@@ -234,6 +236,8 @@ class Session:
         actor = d.actor
         d._observe = lambda: self.game.observation(actor)
         self._pending = d
+        if not self._recording:
+            return
         self._emit_kw(
             DecisionEvent,
             {

@@ -96,6 +96,7 @@ class BloodberryGame(JudgeMixin):
         self.rejections: dict[str, int] = {}
         self.creating_ids: list[str] = []
         self.approved_proposals: list[str] = []
+        self._ring: tuple[list[Char], dict[str, list[str]]] | None = None
 
     # ==========================================================================================================
     # decision helpers
@@ -372,6 +373,12 @@ class BloodberryGame(JudgeMixin):
         yield from self._ending()
         self.phase.fire("finish")
         return self._session_end()
+
+    def ring(self) -> dict[str, list[str]]:
+        pcs = self.t.pcs()
+        if self._ring is None or self._ring[0] is not pcs:
+            self._ring = (pcs, ring_partners([p.id for p in pcs]))
+        return self._ring[1]
 
     def _next_playable(self, start: int) -> int | None:
         for k in range(start, len(self.sc.scenes)):
@@ -1306,7 +1313,7 @@ class BloodberryGame(JudgeMixin):
         ch = yield from self.choose(
             c.id, "bs.relation", "関係判定を行う?", "§7.7 BS_3b, §5.4", pairs,
             context={"strengths": {o.id: self.t.strength(c.id, o.id) for o in targets},
-                     "ring": ring_partners([p.id for p in self.t.pcs()]).get(c.id, []),
+                     "ring": self.ring().get(c.id, []),
                      "affirm_counts": {rt: sum(1 for sk in c.skills if not sk.sublimated and BASIC_SKILLS[sk.id].affirm == rt)
                                        for rt in RELATION_TYPES}},
         )

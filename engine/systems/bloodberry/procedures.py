@@ -25,7 +25,7 @@ __all__ = ["apply_setup", "run_procedure", "PROCEDURES"]
 
 Gen = Generator[Decision, Answer, Any]
 PROCEDURES = ("relation_check", "curse_check", "entry_check", "opposed", "confrontation", "between_scenes", "creation",
-              "table_roll", "validate_sheet", "ability_decrease", "session_end")
+              "table_roll", "validate_sheet", "ability_decrease", "session_end", "pc_turn", "basic", "ending")
 
 
 def sheet_of(c: Any) -> dict[str, Any]:
@@ -173,6 +173,29 @@ def run_procedure(g: BloodberryGame, proc: dict[str, Any]) -> Gen:
             class_skills=args.get("class_skills"), fairy_drop=args.get("fairy_drop"), partners=partners,
             emotions=args.get("emotions", {p: ["shoso"] for p in partners}), relation_strengths=args.get("relation_strengths"),
             sublimated=args.get("sublimated"), willpower=args.get("willpower"))]
+    elif name == "pc_turn":
+        scene = next((x for x in g.sc.scenes if x.id == args["scene"]), None)
+        if scene is None:
+            raise ValueError(f"procedure pc_turn: unknown scene {args['scene']!r}")
+        g.scene = scene
+        if "participants" not in (g.ctx.options.get("setup") or {}):
+            g.participants = [c.id for c in g.t.pcs() if c.status == "active"]
+        if not g.npcs_present:
+            g.npcs_present = [n for n in scene.npcs if g.t.chars[n].in_play]
+        g.known_npcs.update(g.npcs_present)
+        yield from g._pc_turn(ch[args["pc"]], scene)
+        out["result"] = {"flags": sorted(g.t.flags), "clues": list(g.t.clues)}
+    elif name == "basic":
+        c = ch[args["pc"]]
+        r = Roller(c, "basic", tuple(args["bases"]), threshold=int(args.get("difficulty", 2)))  # type: ignore[arg-type]
+        yield from g.judge(CheckSpec("basic", "generic", args.get("label", f"{c.name}: 判定"), "§5.7 generic",
+                                     door=bool(args.get("door", False))), [r])
+        out["result"] = {"success": r.success, "ach": r.ach}
+    elif name == "ending":
+        g.phase.fire("start_session")
+        g.phase.fire("to_ending")
+        yield from g._ending()
+        out["result"] = {c.id: c.status for c in g.t.pcs()}
     elif name == "session_end":
         end = g._session_end()
         out["result"] = {pid: pc["absent_sessions"] for pid, pc in end["pcs"].items()}

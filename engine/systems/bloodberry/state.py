@@ -164,8 +164,14 @@ class Table:
     #: 破魔 blocks: (user, target) -> blocked check kind
     hama: dict[tuple[str, str], str] = field(default_factory=dict)
 
+    _pcs_cache: tuple[int, list[Char]] | None = None
+
     def pcs(self) -> list[Char]:
-        return sorted((c for c in self.chars.values() if c.kind == "pc"), key=lambda c: c.number)
+        """PCs in PC-number order (cached: characters are only ever added)."""
+        cache = self._pcs_cache
+        if cache is None or cache[0] != len(self.chars):
+            cache = self._pcs_cache = (len(self.chars), sorted((c for c in self.chars.values() if c.kind == "pc"), key=lambda c: c.number))
+        return cache[1]
 
     def rel(self, a: str, b: str) -> Relation:
         k = pair(a, b)
