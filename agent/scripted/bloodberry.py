@@ -6,7 +6,7 @@ policy can never use information its seat may not see.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.core.decision import Decision
@@ -70,7 +70,7 @@ def j_pre_effects(d: Decision, s: Session) -> Any:
     return "none"
 
 
-def _failing(c: dict[str, Any]) -> bool:
+def _failing(c: Mapping[str, Any]) -> bool:
     thr = c.get("threshold")
     ach = c.get("ach", 0)
     if thr is not None and ach < thr:

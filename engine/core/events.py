@@ -8,10 +8,9 @@ order fixed by the model, no timestamps: the same session gives the same bytes.
 
 from __future__ import annotations
 
-import io
 import os
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import IO, Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -170,7 +169,7 @@ class EventLog:
     def __init__(self, path: str | os.PathLike[str], mode: str = "w"):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._f: io.TextIOWrapper | None = open(self.path, mode, encoding="utf-8", newline="\n")
+        self._f: IO[str] | None = open(self.path, mode, encoding="utf-8", newline="\n")
 
     def write(self, event: BaseModel) -> None:
         if self._f is None:

@@ -56,7 +56,8 @@ class MachineSpec:
 class FlowState:
     """A session's position in one machine. ``fire`` moves it and reports the move to ``on_move``."""
 
-    __slots__ = ("spec", "state", "_on_move", "__weakref__", "__dict__")
+    __slots__ = ("spec", "_on_move", "__weakref__", "__dict__")
+    state: str  # set and moved by transitions
 
     def __init__(self, spec: MachineSpec, on_move: Callable[[str, str, str, str], None] | None = None):
         self.spec = spec

@@ -9,9 +9,9 @@ Applying the outcome belongs to the caller (relation check, curse check, entry c
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...core.decision import Answer, Decision
 from .data import ABILITY_NAMES, BASIC_SKILLS, CURSE_TYPE_NAMES, RELATION_TYPE_NAMES
@@ -99,6 +99,27 @@ class JudgeMixin:
     # provided by the game
     cfg: Any
     ctx: Any
+    window_id: int
+    in_between: bool
+
+    if TYPE_CHECKING:
+
+        def choose(self, actor: str, kind: str, prompt: str, rule: str, pairs: Sequence[tuple[str, str]],
+                   context: dict[str, Any] | None = None, refused: dict[str, str] | None = None,
+                   always_ask: bool = False) -> Gen: ...
+
+        def choose_many(self, actor: str, kind: str, prompt: str, rule: str, pairs: Sequence[tuple[str, str]], lo: int,
+                        hi: int, context: dict[str, Any] | None = None) -> Gen: ...
+
+        def declare_effect(self, c: Char, sid: str) -> Gen: ...
+
+        def present_pcs(self) -> list[Char]: ...
+
+        def set_willpower(self, c: Char, new: int, rule: str) -> None: ...
+
+        def can_spend(self, c: Char, ab: str, n: int) -> bool: ...
+
+        def spend(self, c: Char, ab: str, n: int, rule: str) -> None: ...
 
     # -- eligibility -------------------------------------------------------------------------------------------
     def _pre_effects_for(self, r: Roller, spec: CheckSpec) -> list[str]:

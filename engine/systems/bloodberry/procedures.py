@@ -174,10 +174,10 @@ def run_procedure(g: BloodberryGame, proc: dict[str, Any]) -> Gen:
             emotions=args.get("emotions", {p: ["shoso"] for p in partners}), relation_strengths=args.get("relation_strengths"),
             sublimated=args.get("sublimated"), willpower=args.get("willpower"))]
     elif name == "pc_turn":
-        scene = next((x for x in g.sc.scenes if x.id == args["scene"]), None)
-        if scene is None:
+        found = next((x for x in g.sc.scenes if x.id == args["scene"]), None)
+        if found is None:
             raise ValueError(f"procedure pc_turn: unknown scene {args['scene']!r}")
-        g.scene = scene
+        g.scene = scene = found
         if "participants" not in (g.ctx.options.get("setup") or {}):
             g.participants = [c.id for c in g.t.pcs() if c.status == "active"]
         if not g.npcs_present:

@@ -260,7 +260,8 @@ class BloodberryScenario(ScenarioBase):
 
         ring = ring_partners(pcs)
         for i, p in enumerate(self.pcs):
-            cls = p.class_ or (majority_classes(p.basic_skills) or [None])[0]
+            majority = majority_classes(p.basic_skills)
+            cls = p.class_ or (majority[0] if majority else None)
             cskills = list(CLASS_SKILLS.get(cls or "", ()))
             if p.race == "fairy":
                 drop = p.fairy_drop or (cskills[2] if cskills else None)
