@@ -85,6 +85,8 @@ class AnswerEvent(_Ev):
     kind: str
     answer: dict[str, Any]
     policy: str = ""
+    #: the chosen option's label(s), for readable transcripts
+    label: str = ""
 
 
 class StateEvent(_Ev):

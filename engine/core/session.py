@@ -219,7 +219,12 @@ class Session:
             self.illegal_answers += 1
             raise
         if self._recording:
-            self._emit_kw(AnswerEvent, {"seq": d.seq, "actor": d.actor, "kind": d.kind, "answer": ans.to_json(), "policy": policy})
+            label = ""
+            if d.options is not None and (ans.choice is not None or ans.choices):
+                by_id = {o.id: o.label for o in d.options}
+                label = " / ".join(by_id[x] for x in ((ans.choice,) if ans.choice is not None else ans.choices or ()))
+            self._emit_kw(AnswerEvent, {"seq": d.seq, "actor": d.actor, "kind": d.kind, "answer": ans.to_json(),
+                                        "policy": policy, "label": label})
         self._advance(ans)
 
     def _advance(self, ans: Answer | None, first: bool = False) -> None:

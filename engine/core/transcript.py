@@ -139,7 +139,7 @@ def _blocks(events: Iterable[BaseModel]) -> list[_Block]:
             out.append(
                 _Block(
                     "answer",
-                    title=f"#{ev.seq} {ev.actor} → {_answer_text(ev.answer)}",
+                    title=f"#{ev.seq} {ev.actor} → {ev.label + ' [' + _answer_text(ev.answer) + ']' if ev.label else _answer_text(ev.answer)}",
                     text=spoken if isinstance(spoken, str) else "",
                     meta=ev.policy,
                 )
