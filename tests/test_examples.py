@@ -103,7 +103,7 @@ def test_cast_scenario_is_the_standard_cast() -> None:
                      ("aoi", "dora"): "《双子》"}
     (curse,) = sc.curses
     assert (curse.id, curse.doubt, curse.malice, curse.anxiety) == ("ningyo", 2, 3, 1)
-    (dog,) = sc.npcs
+    dog = next(n for n in sc.npcs if n.id == "dog")
     assert (dog.id, dog.abilities.passion) == ("dog", 2)
 
 

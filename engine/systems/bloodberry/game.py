@@ -620,7 +620,11 @@ class BloodberryGame(JudgeMixin):
                 curse = self.t.chars[cc.curse]
                 if not curse.in_play:
                     continue
-                ctype = cc.type or max(CURSE_TYPES, key=lambda k: curse.ab[k])
+                usable = [k for k in CURSE_TYPES if not self.blocked(curse, k)]
+                if cc.type is not None and cc.type not in usable or not usable:
+                    self.ctx.info("blocked", f"{curse.name} の呪い判定は破魔で封じられている", curse=curse.id, type=cc.type)
+                    continue
+                ctype = cc.type or max(usable, key=lambda k: curse.ab[k])
                 diff = curse.ab[ctype]
                 label = f"{curse.name} ({CURSE_TYPE_NAMES[ctype]} {diff})"
             ch = yield from self.choose("gm", "gm.curse_event", f"呪い判定: {target.name} に {label}", "§5.5, §8 gm.curse_event",
@@ -703,7 +707,7 @@ class BloodberryGame(JudgeMixin):
             pass
         if c.effect_ready("ganbariya"):
             for o in self.t.chars.values():
-                if o.id != c.id and self.t.strength(c.id, o.id) == 1 and o.status not in ("vanished",):
+                if o.id != c.id and self.t.strength(c.id, o.id) == 1 and o.in_play:  # §4.1: dropped cannot be targeted
                     out.append((f"effect:ganbariya:{o.id}", f"頑張り屋: {o.name} との関係を1→2"))
         if c.effect_ready("byojaku") and c.ab["passion"] < c.full["passion"]:
             out.append(("effect:byojaku", "病弱: 情熱を2回復"))
@@ -720,7 +724,7 @@ class BloodberryGame(JudgeMixin):
             out.append(("skill:time_stop", "時間: X時間、時を止める (情熱 −X)"))
         if c.has_class_skill("foam_on_stagnant_water"):
             for o in others:
-                if o.otherworldly and o.in_play and not o.is_pc:
+                if o.otherworldly and o.in_play:  # curses, otherworldly NPCs, fairy PCs (§9.3)
                     out.append((f"skill:foam:{o.id}", f"淀みに浮かぶ泡沫の: {o.name} を魂に匿う (情熱+情熱, 難易度3)"))
         if c.has_class_skill("exorcism"):
             for o in others:
@@ -739,6 +743,7 @@ class BloodberryGame(JudgeMixin):
         return out
 
     def _pc_turn(self, c: Char, s: SceneData) -> Gen:
+        yield from self._hama_turn_start(c)  # A20: a maintained 破魔 on this PC costs −1 again
         pairs: list[tuple[str, str]] = []
         if c.status == "active":
             for a in s.actions:
@@ -871,7 +876,7 @@ class BloodberryGame(JudgeMixin):
                 self.set_status(target, "hosted", "§9.2 淀みに浮かぶ泡沫の")
                 if target.id in self.npcs_present:
                     self.npcs_present.remove(target.id)
-                if target.kind == "npc":  # a person: +1 to an ability (A19)
+                if target.kind != "curse":  # a person: +1 to an ability (A19)
                     owner = c if self.cfg.foam_bonus_owner == "user" else target
                     ab = yield from self.choose(c.id, "sk.foam", "どの能力値を+1する?", "§9.2, A19",
                                                 [(a, ABILITY_NAMES[a]) for a in ABILITIES])
@@ -1162,6 +1167,7 @@ class BloodberryGame(JudgeMixin):
         return None
 
     def _cf_pc_turn(self, c: Char, cf: Any) -> Gen:
+        yield from self._hama_turn_start(c)
         pairs: list[tuple[str, str]] = []
         ctx_pools: dict[str, Any] = {}
         if c.status == "active":

@@ -353,39 +353,49 @@ class JudgeMixin:
         r.rerolls.append(source)
 
     def _fairy_offers(self, r: Roller, spec: CheckSpec) -> Gen:
-        """妖精の呪い (§9.3, A22): a fairy offers, the roller (target) consents and pays 1 ability; the target rerolls."""
-        if not r.char.is_pc or self.cfg.fairy_curse_reroll_owner != "target":
+        """妖精の呪い (§9.3, A22): after a roll, a fairy offers; the consenting target pays 1 ability (a self-spend,
+        never below 1) and a check is rerolled: the target's (fairy_curse_reroll_owner = target) or, with
+        ``user``, the fairy's own check, paid for by a consenting other character."""
+        if r.char.is_curse:
             return False
-        for fairy in self.present_pcs():
-            if fairy.id == r.char.id or not fairy.has_class_skill("fairy_curse") or fairy.status != "active":
+        if self.cfg.fairy_curse_reroll_owner == "target":
+            fairies = [f for f in self.present_pcs() if f.id != r.char.id and f.has_class_skill("fairy_curse")]
+            pairs_for = [(f, r.char) for f in fairies]
+        else:
+            if not (r.char.is_pc and r.char.has_class_skill("fairy_curse")):
+                return False
+            payers = [p for p in self.present_pcs() if p.id != r.char.id]
+            pairs_for = [(r.char, p) for p in payers]
+        for fairy, payer in pairs_for:
+            if fairy.status not in ("active", "dead"):  # a dead character may still use skills (A21)
                 continue
-            payable = [a for a in ("passion", "grace", "maturity") if self.can_spend(r.char, a, 1)]
+            payable = [a for a in ("passion", "grace", "maturity") if self.can_spend(payer, a, 1)]
             if not payable:
                 continue
             ch = yield from self.choose(
-                fairy.id, "j.fairy_offer", f"{spec.label}: offer 妖精の呪い to {r.char.name} (達成値 {r.ach})?", "§9.3 妖精の呪い",
-                [("pass", "見送る"), ("offer", f"{r.char.name} に妖精の呪いを使う")],
-                context={"target": r.char.id, "ach": r.ach, "threshold": r.threshold, "check": spec.what,
-                         "target_is_curse_check": spec.what == "curse"},
+                fairy.id, "j.fairy_offer", f"{spec.label}: 妖精の呪い ({payer.name} が代償を払い {r.char.name} が振り直す; 達成値 {r.ach})?",
+                "§9.3 妖精の呪い, A22", [("pass", "見送る"), ("offer", f"{payer.name} に妖精の呪いを使う")],
+                context={"target": payer.id, "roller": r.char.id, "ach": r.ach, "threshold": r.threshold, "check": spec.what,
+                         "target_is_curse_check": spec.what == "curse", "owner_mode": self.cfg.fairy_curse_reroll_owner},
             )
             if ch != "offer":
                 continue
             opts = [("refuse", "断る")] + [(f"pay:{a}", f"受け入れて{ABILITY_NAMES[a]}を1減らす") for a in payable]
             ans = yield from self.choose(
-                r.char.id, "j.fairy_consent", f"{fairy.name} offers 妖精の呪い: reroll for 1 point of an ability?", "§9.3 妖精の呪い",
-                opts, context={"abilities": dict(r.char.ab), "ach": r.ach, "threshold": r.threshold},
+                payer.id, "j.fairy_consent", f"{fairy.name} の妖精の呪い: 能力値1点で {r.char.name} の判定を振り直す?", "§9.3 妖精の呪い",
+                opts, context={"abilities": dict(payer.ab), "ach": r.ach, "threshold": r.threshold, "roller": r.char.id},
             )
             if ans == "refuse":
                 continue
             ab = ans.split(":", 1)[1]
-            self.spend(r.char, ab, 1, "§9.3 妖精の呪い (A22)")
+            self.spend(payer, ab, 1, "§9.3 妖精の呪い (A22)")
             self._reroll(r, f"fairy<{fairy.id}")
             return True
         return False
 
     def _active_mods(self, r: Roller, spec: CheckSpec) -> Gen:
         c = r.char
-        if spec.door and r.bases == ("passion", "maturity") and (c.has_key or c.has_class_skill("spare_key")) and c.is_pc:
+        if spec.door and sorted(r.bases) == ["maturity", "passion"] and (c.has_key or c.has_class_skill("spare_key")) and c.is_pc:
             ch = yield from self.choose(
                 c.id, "j.post_mods", f"{spec.label}: use 合い鍵 (+2 achievement)?", "§9.2 合い鍵",
                 [("none", "使わない"), ("spare_key", "合い鍵: 達成値 +2")], context={"ach": r.ach, "threshold": r.threshold},
