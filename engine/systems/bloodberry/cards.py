@@ -1,0 +1,166 @@
+"""Playing cards for ラウンド進行 and フラグマップ (rules/bloodberry.md §7.4, §7.6, §9.9, A25–A28, G8).
+
+A shoe of two standard 52-card decks (104 cards, no jokers), shuffled through the session's ``Dice`` so that every
+shuffle is logged and replayable. Two decks mean two identical cards can exist: a card is identified by its
+``code`` plus a copy number (``"Q♥#2"``), so that hands, piles and logs stay unambiguous.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ...core.dice import Dice
+
+__all__ = ["Card", "Shoe", "RANKS", "SUITS", "parse_card", "card_value", "roles_of", "action_count", "ROLE_NAMES",
+           "ROLE_ACTIONS", "slot_accepts"]
+
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUITS = ("♠", "♣", "♥", "♦")
+RED = frozenset("♥♦")
+SUIT_ALIASES = {"s": "♠", "c": "♣", "h": "♥", "d": "♦", "♠": "♠", "♣": "♣", "♥": "♥", "♦": "♦"}
+
+ROLE_NAMES = {
+    "sum_high": "三枚の合計が２５以上",
+    "sum_low": "三枚の合計が１０以下",
+    "colour_run": "三枚とも同じ色のスートの数並び",
+    "colour_set": "三枚とも同じ色のスートの同じ数",
+    "face_colour_set": "三枚が同じ色のスートの同じ絵札",
+    "three_queens": "三枚が女王である",
+}
+ROLE_ACTIONS = {"sum_high": 1, "sum_low": 1, "colour_run": 1, "colour_set": 1, "face_colour_set": 3, "three_queens": 3}
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Card:
+    rank: str
+    suit: str
+    copy: int = 1  # which of the two decks
+
+    @property
+    def code(self) -> str:
+        return f"{self.rank}{self.suit}"
+
+    @property
+    def id(self) -> str:
+        return f"{self.code}#{self.copy}"
+
+    @property
+    def red(self) -> bool:
+        return self.suit in RED
+
+    @property
+    def face(self) -> bool:
+        return self.rank in ("J", "Q", "K")
+
+    def __str__(self) -> str:
+        return self.code
+
+
+def parse_card(text: str) -> Card:
+    """``"Q♥"``, ``"10♦#2"``, ``"qh"`` → Card."""
+    t = text.strip()
+    copy = 1
+    if "#" in t:
+        t, _, c = t.partition("#")
+        copy = int(c)
+    suit = SUIT_ALIASES.get(t[-1].lower()) or SUIT_ALIASES.get(t[-1])
+    rank = t[:-1].upper()
+    if suit is None or rank not in RANKS or copy not in (1, 2):
+        raise ValueError(f"not a card: {text!r} (rank A,2..10,J,Q,K + suit ♠♣♥♦ or s/c/h/d, optional #1/#2)")
+    return Card(rank, suit, copy)
+
+
+def card_value(card: Card, face_card_numeric: int | None = None, ace_value: int = 1) -> int | None:
+    """A = 1, 2–10 face value, J/Q/K no number (A25: ``face_card_numeric`` null) or the configured number."""
+    if card.face:
+        return face_card_numeric
+    if card.rank == "A":
+        return ace_value
+    return int(card.rank)
+
+
+def roles_of(hand: Sequence[Card], face_card_numeric: int | None = None, ace_value: int = 1) -> list[str]:
+    """Every role (§9.9) a hand of exactly three cards matches."""
+    if len(hand) != 3:
+        return []
+    vals = [card_value(c, face_card_numeric, ace_value) for c in hand]
+    numeric = all(v is not None for v in vals)
+    same_colour = len({c.red for c in hand}) == 1
+    out = []
+    if numeric:
+        nums = sorted(v for v in vals if v is not None)
+        if sum(nums) >= 25:
+            out.append("sum_high")
+        if sum(nums) <= 10:
+            out.append("sum_low")
+        if same_colour and nums[1] == nums[0] + 1 and nums[2] == nums[1] + 1:
+            out.append("colour_run")
+        if same_colour and nums[0] == nums[1] == nums[2]:
+            out.append("colour_set")
+    if all(c.face for c in hand) and same_colour and len({c.rank for c in hand}) == 1:
+        out.append("face_colour_set")
+    if all(c.rank == "Q" for c in hand):
+        out.append("three_queens")
+    return out
+
+
+def action_count(roles: Iterable[str], mode: str = "max") -> int:
+    """Several matching roles: the highest count (HOUSE ``multiple_roles = max``) or their sum."""
+    counts = [ROLE_ACTIONS[r] for r in roles]
+    if not counts:
+        return 0
+    return max(counts) if mode == "max" else sum(counts)
+
+
+def slot_accepts(slot: dict[str, Any], card: Card, face_card_numeric: int | None = None) -> bool:
+    """A flag-map condition slot (§7.6): any of suit, colour (red/black), rank, min/max numeric value, face."""
+    if "suit" in slot and SUIT_ALIASES.get(str(slot["suit"]).lower(), slot["suit"]) != card.suit:
+        return False
+    if "colour" in slot and (slot["colour"] == "red") != card.red:
+        return False
+    if "rank" in slot and str(slot["rank"]).upper() != card.rank:
+        return False
+    if "face" in slot and bool(slot["face"]) != card.face:
+        return False
+    v = card_value(card, face_card_numeric)
+    if "min" in slot and (v is None or v < int(slot["min"])):
+        return False
+    if "max" in slot and (v is None or v > int(slot["max"])):
+        return False
+    return True
+
+
+def full_shoe() -> list[Card]:
+    return [Card(r, s, copy) for copy in (1, 2) for s in SUITS for r in RANKS]
+
+
+class Shoe:
+    """Draw pile and discard pile of one procedure (G8: each procedure uses its own freshly shuffled shoe)."""
+
+    def __init__(self, dice: Dice, purpose: str, order: Sequence[Card] | None = None):
+        self.dice = dice
+        self.purpose = purpose
+        # the top of the deck is the END of the list (pop is O(1))
+        self.deck: list[Card] = list(reversed(order)) if order is not None else dice.shuffle(full_shoe(), f"shuffle:{purpose}")
+        self.discard: list[Card] = []
+        self.reshuffles = 0
+
+    def draw(self) -> Card:
+        if not self.deck:
+            if not self.discard:
+                raise RuntimeError("no card left in the deck or the discard pile")
+            # G8: shuffle the discard pile into a new deck
+            self.deck = self.dice.shuffle(self.discard, f"reshuffle:{self.purpose}")
+            self.discard = []
+            self.reshuffles += 1
+        return self.deck.pop()
+
+    def put_on_top(self, cards: Sequence[Card]) -> None:
+        """Forced deck order for examples and designers: ``cards[0]`` is drawn first."""
+        self.deck.extend(reversed(list(cards)))
+
+    def snap(self) -> dict[str, Any]:
+        return {"deck": len(self.deck), "discard": [c.code for c in self.discard], "reshuffles": self.reshuffles}

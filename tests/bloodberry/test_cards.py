@@ -1,0 +1,76 @@
+"""Playing cards (rules/bloodberry.md §7.4, §9.9, A25, G8): roles on the spec's hands, and shoe properties."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.core import Dice
+from engine.systems.bloodberry.cards import Shoe, action_count, full_shoe, parse_card, roles_of
+
+
+@pytest.mark.parametrize(
+    "hand,face,roles,count",
+    [
+        (["9♥", "8♣", "8♦"], None, ["sum_high"], 1),  # EX13 Aoi: sum 25
+        (["10♦", "4♣", "5♣"], None, [], 0),  # EX13 Beni: mixed colours
+        (["7♠", "7♥", "J♦"], None, [], 0),  # EX13 Ningyo: a face card among numbers
+        (["5♥", "6♦", "4♦"], None, ["colour_run"], 1),  # EX14 Beni via change
+        (["9♠", "8♠", "7♠"], None, ["colour_run"], 1),  # EX14 Ningyo
+        (["Q♥", "Q♠", "Q♦"], None, ["three_queens"], 3),  # EX15 (a)
+        (["Q♥", "Q♦", "Q♥#2"], None, ["face_colour_set", "three_queens"], 3),  # EX15 (b): max, not 6
+        (["K♣", "J♦", "5♠"], None, [], 0),  # EX15 (c)
+        (["K♣", "J♦", "5♠"], 0, ["sum_low"], 1),  # EX15 (c) with face_card_numeric = 0
+        (["A♠", "2♣", "3♠"], None, ["sum_low", "colour_run"], 1),  # EX15 (d)
+        (["7♥", "7♦", "7♥#2"], None, ["colour_set"], 1),
+        (["J♠", "J♣", "J♠#2"], None, ["face_colour_set"], 3),
+        (["Q♠", "K♠", "A♠"], None, [], 0),  # no wrap
+    ],
+)
+def test_roles(hand, face, roles, count):
+    got = roles_of([parse_card(c) for c in hand], face)
+    assert sorted(got) == sorted(roles)
+    assert action_count(got) == count
+
+
+def test_multiple_roles_sum_mode():
+    got = roles_of([parse_card(c) for c in ["Q♥", "Q♦", "Q♥#2"]])
+    assert action_count(got, "sum") == 6
+
+
+def test_shoe_has_104_distinct_cards():
+    cards = full_shoe()
+    assert len(cards) == 104 and len({c.id for c in cards}) == 104
+    assert Counter(c.code for c in cards)["Q♥"] == 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6), draws=st.integers(1, 400))
+def test_no_card_dealt_twice_between_reshuffles(seed, draws):
+    shoe = Shoe(Dice(seed), "test")
+    seen: set[str] = set()
+    reshuffles = 0
+    for _ in range(draws):
+        c = shoe.draw()
+        if shoe.reshuffles != reshuffles:
+            reshuffles = shoe.reshuffles
+            seen = set()
+        assert c.id not in seen
+        seen.add(c.id)
+        shoe.discard.append(c)  # everything drawn goes back to the discard pile
+    assert len(shoe.deck) + len(shoe.discard) == 104
+
+
+def test_shuffle_is_logged_and_replayable():
+    a, b = Dice(5), Dice(5)
+    assert [c.id for c in Shoe(a, "x").deck] == [c.id for c in Shoe(b, "x").deck]
+    assert a.rolls and all(r.purpose == "shuffle:x" for r in a.rolls)
+
+
+def test_forced_order():
+    shoe = Shoe(Dice(0), "x")
+    shoe.put_on_top([parse_card("5♣"), parse_card("8♦")])
+    assert [shoe.draw().code, shoe.draw().code] == ["5♣", "8♦"]
