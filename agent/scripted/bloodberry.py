@@ -387,3 +387,65 @@ POLICY.update({
     "cc.curse": cc_free_or("roll"),
     "cc.emotions": cc_emotions,
 })
+
+
+# -- round progression and confrontation setup (§7.4, §7.5, §8 rp.*) ------------------------------------------------
+def _connections(card: dict[str, Any], others: list[dict[str, Any]]) -> int:
+    n = 0
+    for o in others:
+        if card["face"] and o["face"]:
+            n += 2 if card["rank"] == o["rank"] else 0
+            n += 1 if card["red"] == o["red"] and card["rank"] == o["rank"] else 0
+            continue
+        if card["value"] is None or o["value"] is None:
+            continue
+        if card["red"] == o["red"]:
+            n += 1
+        if abs(card["value"] - o["value"]) <= 2:
+            n += 1
+        if card["value"] == o["value"]:
+            n += 1
+    return n
+
+
+def rp_initiative(d: Decision, s: Session) -> Any:
+    hand = d.context["hand"]
+    return max(hand, key=lambda c: (c["value"] or 0, -hand.index(c)))["id"]
+
+
+def rp_discard(d: Decision, s: Session) -> Any:
+    """Keep the best partial role: discard the card least connected to the other two (§8 rp.discard)."""
+    hand = d.context["hand"]
+
+    def score(c: dict[str, Any]) -> tuple[int, int]:
+        others = [o for o in hand if o is not c]
+        q = 3 if c["rank"] == "Q" else 0  # queens build the strongest role
+        return (_connections(c, others) + q, c["value"] or 0)
+
+    return min(hand, key=score)["id"]
+
+
+def rp_change(d: Decision, s: Session) -> Any:
+    """Take the card only if it completes a role (§8 rp.change)."""
+    for oid, roles in d.context.get("completes", {}).items():
+        if roles:
+            return oid
+    return "pass"
+
+
+def gm_adopt(d: Decision, s: Session) -> Any:
+    return _pick(d, d.context.get("scenario_default", "normal_order"), "normal_order")
+
+
+def npc_cf_action(d: Decision, s: Session) -> Any:
+    return pc_cf_action(d, s)
+
+
+POLICY.update({
+    "rp.initiative": rp_initiative,
+    "rp.discard": rp_discard,
+    "rp.change": rp_change,
+    "gm.adopt_rounds": gm_adopt,
+    "gm.confrontation_setup": gm_adopt,
+    "npc.cf_action": npc_cf_action,
+})

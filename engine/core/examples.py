@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 #: the "no" answers, in order of preference: an optional use an example does not mention does not happen
-NO_POLICY = ("roll", "stop", "none", "pass", "keep", "skip", "done", "refuse", "no_claim", "stay_out")
+NO_POLICY = ("roll", "stop", "none", "pass", "keep", "skip", "done", "refuse", "no_claim", "stay_out", "normal_order")
 #: expected value meaning "this path must not exist"
 ABSENT = "<absent>"
 #: a runaway session (a loop the "no" policy keeps feeding) fails the case instead of hanging the test run

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...core.machine import MachineSpec
 
-__all__ = ["SESSION", "SCENE", "BETWEEN", "CONFRONTATION", "MACHINES"]
+__all__ = ["SESSION", "SCENE", "BETWEEN", "CONFRONTATION", "ROUNDS", "MACHINES"]
 
 SESSION = MachineSpec(
     name="session",
@@ -63,4 +63,16 @@ CONFRONTATION = MachineSpec(
     ),
 )
 
-MACHINES = (SESSION, SCENE, BETWEEN, CONFRONTATION)
+ROUNDS = MachineSpec(
+    name="round_progression",
+    doc="§7.4 round progression (playing cards)",
+    states=("idle", "rp_setup", "rp_cycle", "rp_end"),
+    initial="idle",
+    transitions=(
+        ("start", ("idle", "rp_end"), "rp_setup"),
+        ("cycle", "rp_setup", "rp_cycle"),
+        ("end", ("rp_setup", "rp_cycle"), "rp_end"),
+    ),
+)
+
+MACHINES = (SESSION, SCENE, BETWEEN, CONFRONTATION, ROUNDS)

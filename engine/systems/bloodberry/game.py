@@ -19,7 +19,7 @@ from .data import (
     ABILITIES, ABILITY_NAMES, BASIC_SKILLS, CLASS_SKILL_NAMES, CLASS_SKILLS, CURSE_ABILITY, CURSE_TYPE_NAMES,
     CURSE_TYPES, RACE_SKILLS, RELATION_BASE, RELATION_TYPE_NAMES, RELATION_TYPES, EMOTION_TABLE,
 )
-from .flow import BETWEEN, CONFRONTATION, SCENE, SESSION
+from .flow import BETWEEN, CONFRONTATION, ROUNDS, SCENE, SESSION
 from .judge import CheckSpec, JudgeMixin, Roller
 from .scenario import BloodberryScenario, SceneAction, SceneData
 from .state import Char, SkillState, Table, majority_classes, pair
@@ -76,6 +76,7 @@ class BloodberryGame(JudgeMixin):
         self.scene_m = ctx.flow(SCENE)
         self.bs_m = ctx.flow(BETWEEN)
         self.cf_m = ctx.flow(CONFRONTATION)
+        self.rp_m = ctx.flow(ROUNDS)
         self.scene: SceneData | None = None
         self.scene_index = -1
         self.window_id = 0  # useful-bonus window (§5.6, A38): each scene and each between-scene
@@ -165,6 +166,8 @@ class BloodberryGame(JudgeMixin):
                 "id": s.id, "title": s.title, "place": s.place, "text": s.text, "participants": list(self.participants),
                 "scene_actors": list(self.scene_actors), "npcs": list(self.npcs_present),
             }
+        if self.rp is not None:
+            obs["cards"] = self.rp.view(actor)
         if me is not None:
             obs["me"] = me.snap(private=True)
         if gm:
@@ -281,8 +284,11 @@ class BloodberryGame(JudgeMixin):
         return True
 
     def _opponents(self, a: Char, b: Char) -> bool:
-        """Rival camps only exist in confrontations; PCs of one camp are allies."""
-        return False
+        """Rival camps only exist in confrontations; members of one camp are allies."""
+        if self.cf_m.state != "cf_loop":
+            return False
+        ca, cb = self.cf_camp_of.get(a.id), self.cf_camp_of.get(b.id)
+        return ca is not None and cb is not None and ca != cb
 
     # -- ability decrease, guard, drop (§7.9) ------------------------------------------------------------------
     def decrease(self, target: Char, ab: str, amount: int, cause: str, rule: str) -> Gen:
@@ -637,33 +643,63 @@ class BloodberryGame(JudgeMixin):
             yield from self.curse_check(target, ctype, diff, label)
 
     def _turns(self, s: SceneData) -> Gen:
-        """§7.1 normal order: scene-actor PCs, other PCs (NPC turns are GM narration here)."""
+        """§7.1 normal order (scene-actor PCs, then the other PCs; NPCs act through the GM's narration), or §7.4
+        round progression for the rest of the scene when the GM adopts it."""
+        mode = yield from self.choose("gm", "gm.adopt_rounds", f"シーン「{s.title}」の手番の進行", "§8 gm.adopt_rounds, §7.4",
+                                      [("normal_order", "通常の進行"), ("round_progression", "ラウンド進行 (トランプ)")],
+                                      context={"scene": s.id, "scenario_default": s.progression})
+        if mode == "round_progression":
+            from .rounds import RoundProgression
+
+            actors = [p for p in self.participants if self.t.chars[p].status == "active"]
+            actors += [n for n in self.npcs_present if self.t.chars[n].kind == "npc" and self.t.chars[n].status == "active"]
+            self.rp = RoundProgression(self, actors, f"scene:{s.id}")
+            self.rp_m.fire("start")
+            yield from self.rp.setup()
+            self.rp_m.fire("cycle")
+
+        def act(c: Char, restrict: str | None) -> Gen:
+            if c.is_pc:
+                yield from self._pc_turn(c, s, restrict)
+            else:
+                self.ctx.info("npc_action", f"{c.name} の行動 (GM が演出する)", npc=c.id, restrict=restrict)
+
         cycle = 0
-        while True:
-            cycle += 1
-            order = [a for a in self.scene_actors if self.t.chars[a].is_pc] + [
-                p for p in self.participants if p not in self.scene_actors
-            ]
-            for pid in order:
-                c = self.t.chars[pid]
-                if not c.can_act or pid not in self.participants:
-                    continue
-                yield from self._pc_turn(c, s)
+        try:
+            while True:
+                cycle += 1
+                if self.rp is not None:
+                    yield from self.rp.cycle(act, lambda: not self._any_pc_in_play())
+                else:
+                    order = [a for a in self.scene_actors if self.t.chars[a].is_pc] + [
+                        p for p in self.participants if p not in self.scene_actors
+                    ]
+                    for pid in order:
+                        c = self.t.chars[pid]
+                        if not c.can_act or pid not in self.participants:
+                            continue
+                        yield from self._pc_turn(c, s)
+                        if not self._any_pc_in_play():
+                            return False
                 if not self._any_pc_in_play():
                     return False
-            yield from self._gm_interjections(s)
-            if not self._any_pc_in_play():
-                return False
-            pairs = [("end_scene", "シーンを終える"), ("ending", "エンディングへ")]
-            if cycle < MAX_SCENE_CYCLES:
-                pairs.insert(0, ("continue", "続ける"))
-            open_actions = [a.id for a in s.actions if self._action_open(a)]
-            ch = yield from self.choose("gm", "gm.end_scene", f"シーン「{s.title}」: 続ける?", "§6 scene-ending guidance", pairs,
-                                        context={"cycle": cycle, "planned_cycles": s.cycles, "open_actions": open_actions,
-                                                 "emotion_changed": self.emotion_changed, "is_last_scene": self._is_last(s)})
-            if ch == "continue":
-                continue
-            return ch == "ending"
+                yield from self._gm_interjections(s)
+                if not self._any_pc_in_play():
+                    return False
+                pairs = [("end_scene", "シーンを終える"), ("ending", "エンディングへ")]
+                if cycle < MAX_SCENE_CYCLES:
+                    pairs.insert(0, ("continue", "続ける"))
+                open_actions = [a.id for a in s.actions if self._action_open(a)]
+                ch = yield from self.choose("gm", "gm.end_scene", f"シーン「{s.title}」: 続ける?", "§6 scene-ending guidance", pairs,
+                                            context={"cycle": cycle, "planned_cycles": s.cycles, "open_actions": open_actions,
+                                                     "emotion_changed": self.emotion_changed, "is_last_scene": self._is_last(s)})
+                if ch == "continue":
+                    continue
+                return ch == "ending"
+        finally:
+            if self.rp is not None:
+                self.rp_m.fire("end")
+                self.rp = None
 
     def _gm_interjections(self, s: SceneData) -> Gen:
         """Between two cycles the GM may bring in an NPC or a formless curse check of its own (§8 gm.npc_entry,
@@ -742,7 +778,7 @@ class BloodberryGame(JudgeMixin):
                     out.append((f"skill:give_key:{o.id}", f"合い鍵を {o.name} に渡す"))
         return out
 
-    def _pc_turn(self, c: Char, s: SceneData) -> Gen:
+    def _pc_turn(self, c: Char, s: SceneData, restrict: str | None = None) -> Gen:
         yield from self._hama_turn_start(c)  # A20: a maintained 破魔 on this PC costs −1 again
         pairs: list[tuple[str, str]] = []
         if c.status == "active":
@@ -750,6 +786,7 @@ class BloodberryGame(JudgeMixin):
                 if self._action_open(a):
                     pairs.append((f"act:{a.id}", a.label))
         pairs += self._skill_options(c, in_cf=False)
+        pairs = self._restricted(c, pairs, restrict)
         if c.status == "active":
             pairs.append(("free", "自由な行動を宣言する (free action)"))
         pairs.append(("pass", "何もしない (pass)"))
@@ -938,11 +975,12 @@ class BloodberryGame(JudgeMixin):
     def _hama_decrement(self, user: Char, target: Char) -> None:
         """A20: on use and at the start of each later turn action of the target, the relation drops by 1 (floor 0)."""
         if self.cf_m.state == "cf_loop" and target.is_curse and self.cfg.hama_relation_scope == "camp_in_confrontation":
-            key = (self.cf_camp, target.id)
+            camp = self.cf_camp_of.get(user.id, self.cf_camp)
+            key = (camp, target.id)
             old = self.t.camp_strength.get(key, 0)
             if old > 0:
                 self.t.camp_strength[key] = old - 1
-                self.ctx.state(f"camp.{self.cf_camp}|{target.id}", old, old - 1, "§9.2 破魔 (A20)")
+                self.ctx.state(f"camp.{camp}|{target.id}", old, old - 1, "§9.2 破魔 (A20)")
         else:
             self.set_strength(user.id, target.id, self.t.strength(user.id, target.id) - 1, "§9.2 破魔 (A20)")
 
@@ -1094,6 +1132,7 @@ class BloodberryGame(JudgeMixin):
 
     # -- confrontation (§7.5) ----------------------------------------------------------------------------------
     def _confrontation(self, s: SceneData) -> Gen:
+        """§7.5: camps race to settle the formed curses; normal order or round progression (GM's choice)."""
         cf = s.confrontation
         assert cf is not None
         self.cf_m.fire("setup")
@@ -1102,96 +1141,218 @@ class BloodberryGame(JudgeMixin):
             if k not in self.npcs_present:
                 self.npcs_present.append(k)
         self.known_npcs.update(self.cf_curses)
-        camp = [p for p in self.participants if self.t.chars[p].is_pc and self.t.chars[p].status == "active"]
-        self.cf_camp = "pcs"
-        self.t.camps[self.cf_camp] = list(camp)
-        self.t.camp_cap[self.cf_camp] = len(camp)
-        for k in self.cf_curses:
-            self.t.camp_strength[(self.cf_camp, k)] = 0
-        self.ctx.info("confrontation", "対峙が始まった", camp=list(camp), cap=len(camp), curses=self.cf_curses)
+        active_pcs = [p for p in self.participants if self.t.chars[p].is_pc and self.t.chars[p].status == "active"]
+        camps: dict[str, list[str]] = {}
+        npc_camps: set[str] = set()
+        if cf.camps:
+            for camp in cf.camps:
+                members = [m for m in camp.members if self.t.chars[m].status == "active"
+                           and (not self.t.chars[m].is_pc or m in active_pcs)]
+                camps[camp.id] = members
+                if all(not self.t.chars[m].is_pc for m in camp.members):
+                    npc_camps.add(camp.id)
+                    for m in members:
+                        if m not in self.npcs_present:
+                            self.npcs_present.append(m)
+                        self.known_npcs.add(m)
+            placed = {m for ms in camps.values() for m in ms}
+            for p in active_pcs:
+                if p not in placed:  # PCs the scenario did not place join the first PC camp
+                    first = next((c for c in camps if c not in npc_camps), None)
+                    camps.setdefault(first or "pcs", []).append(p)
+        else:
+            camps["pcs"] = list(active_pcs)
+        self.cf_camps = camps
+        self.cf_npc_camps = npc_camps
+        self.cf_camp_of = {m: c for c, ms in camps.items() for m in ms}
+        for c, ms in camps.items():
+            self.t.camps[c] = list(ms)
+            # A29: PCs in the camp at the start (NPC-only camps: their members)
+            self.t.camp_cap[c] = len(ms) if c in npc_camps else sum(1 for m in ms if self.t.chars[m].is_pc)
+            for k in self.cf_curses:
+                self.t.camp_strength[(c, k)] = 0
+        self.cf_camp = next(iter(camps), "pcs")
+        self.ctx.info("confrontation", "対峙が始まった", camps={c: list(ms) for c, ms in camps.items()},
+                      caps={c: self.t.camp_cap[c] for c in camps}, curses=list(self.cf_curses))
         self.cf_special_used = set()
+        mode = yield from self.choose("gm", "gm.confrontation_setup", "対峙の進行方法", "§7.5 CF_SETUP, §8 gm.adopt_rounds",
+                                      [("normal_order", "通常の進行"), ("round_progression", "ラウンド進行 (トランプ)")],
+                                      context={"scenario_default": cf.progression, "camps": {c: list(ms) for c, ms in camps.items()}})
         self.cf_m.fire("loop")
-        result = None
-        if not self.cf_curses or not camp:
+        result: str | None = None
+        if not self.cf_curses or not any(camps.values()):
             result = "victory"
         cycle = 0
+        if mode == "round_progression" and result is None:
+            from .rounds import RoundProgression
+
+            actors = [m for ms in camps.values() for m in ms] + [k for k in self.cf_curses]
+            self.rp = RoundProgression(self, actors, "confrontation")
+            self.rp_m.fire("start")
+            yield from self.rp.setup()
+            self.rp_m.fire("cycle")
+            state: dict[str, str | None] = {"result": None}
+
+            def done() -> bool:
+                return state["result"] is not None
+
+            def act(c: Char, restrict: str | None) -> Gen:
+                yield from self._cf_actor_turn(c, cf, restrict)
+                state["result"] = self._cf_status()
+
+            while result is None:
+                cycle += 1
+                if cycle > cf.max_cycles:
+                    result = "withdrawn"
+                    break
+                yield from self.rp.cycle(act, done)
+                result = state["result"] or self._cf_status()
+            self.rp_m.fire("end")
+            self.rp = None
         while result is None:
             cycle += 1
             if cycle > cf.max_cycles:
                 result = "withdrawn"
                 break
-            order = [a for a in self.scene_actors if a in camp] + [p for p in camp if p not in self.scene_actors]
-            order += [a for a in self.scene_actors if a not in camp and not self.t.chars[a].is_pc]
+            members = [m for ms in camps.values() for m in ms]
+            order = [a for a in self.scene_actors if a in members and self.t.chars[a].is_pc]
+            order += [p for p in members if self.t.chars[p].is_pc and p not in order]
+            order += [a for a in self.scene_actors if a in members and a not in order]
+            order += [m for m in members if m not in order]
             order += [k for k in self.cf_curses if k not in order]
             for cid in order:
-                c = self.t.chars[cid]
-                if c.is_pc:
-                    if c.status not in ("active", "dead") or cid not in self.participants:
-                        continue
-                    yield from self._cf_pc_turn(c, cf)
-                elif c.is_curse and cid in self.cf_curses:
-                    if not c.in_play or self._settled(cid):
-                        continue
-                    yield from self._hama_turn_start(c)
-                    yield from self._curse_turn(c)
-                result = self._cf_status(camp)
+                yield from self._cf_actor_turn(self.t.chars[cid], cf, None)
+                result = self._cf_status()
                 if result:
                     break
-        trig = {"victory": "win", "defeat": "lose", "withdrawn": "withdraw"}[result]
+        trig = {"victory": "win", "rival_victory": "win", "defeat": "lose", "withdrawn": "withdraw"}[result]
         self.cf_m.fire(trig)
         self.cf_result = result
         self.result["confrontation"] = result
         text = {"victory": cf.victory_text, "defeat": cf.defeat_text}.get(result, "")
-        self.ctx.info("confrontation_end", {"victory": "呪いに勝利した", "defeat": "呪われてしまった",
-                                            "withdrawn": "呪いは退いた (safety cap)"}[result], result=result)
+        self.ctx.info("confrontation_end", {"victory": "呪いに勝利した", "rival_victory": "対立する陣営が先に呪いを鎮めた",
+                                            "defeat": "呪われてしまった", "withdrawn": "呪いは退いた (safety cap)"}[result],
+                      result=result, winner=self.cf_winner)
         if text:
             self.ctx.narrate("gm", text)
 
-    def _settled(self, k: str) -> bool:
+    cf_camps: dict[str, list[str]] = {}
+    cf_npc_camps: set[str] = set()
+    cf_camp_of: dict[str, str] = {}
+    cf_winner: str | None = None
+    rp: Any = None
+
+    def _cf_actor_turn(self, c: Char, cf: Any, restrict: str | None) -> Gen:
+        """One turn action in a confrontation (normal order or a role's action in round progression)."""
+        if c.is_curse:
+            if c.id in self.cf_curses and c.in_play and not all(self._settled(c.id, camp) for camp in self.cf_camps):
+                yield from self._hama_turn_start(c)
+                yield from self._curse_turn(c, restrict)
+            return
+        camp = self.cf_camp_of.get(c.id)
+        if camp is None or c.status not in ("active", "dead"):
+            return
+        if c.is_pc and c.id not in self.participants:
+            return
+        self.cf_camp = camp
+        if c.is_pc:
+            yield from self._cf_pc_turn(c, cf, restrict)
+        else:
+            yield from self._cf_npc_turn(c, cf, restrict)
+
+    def _settled(self, k: str, camp: str | None = None) -> bool:
         c = self.t.chars[k]
         if not c.in_play:
             return True  # hosted by 淀み (HOUSE: counts as settled)
-        return self.t.camp_strength.get((self.cf_camp, k), 0) >= self.camp_cap()
+        camp = camp or self.cf_camp
+        return self.t.camp_strength.get((camp, k), 0) >= self.camp_cap(camp)
 
-    def camp_cap(self) -> int:
-        """A29: the camp's PC count at the start (default) or now."""
-        if self.cfg.camp_cap_basis == "pcs_current":
-            return sum(1 for p in self.t.camps.get(self.cf_camp, []) if self.t.chars[p].status == "active")
-        return self.t.camp_cap.get(self.cf_camp, 0)
+    def camp_cap(self, camp: str | None = None) -> int:
+        """A29: the camp's PC count at the start (default) or now; NPC-only camps: their members."""
+        camp = camp or self.cf_camp
+        if self.cfg.camp_cap_basis == "pcs_current" and camp not in self.cf_npc_camps:
+            return sum(1 for p in self.t.camps.get(camp, []) if self.t.chars[p].status == "active" and self.t.chars[p].is_pc)
+        return self.t.camp_cap.get(camp, 0)
 
-    def _cf_status(self, camp: list[str]) -> str | None:
-        if all(self._settled(k) for k in self.cf_curses):
-            return "victory"
-        if all(self.t.chars[p].any_zero() or self.t.chars[p].status in ("dropped", "vanished") for p in camp):
+    def _cf_status(self) -> str | None:
+        for camp in self.cf_camps:
+            if self.cf_camps[camp] and all(self._settled(k, camp) for k in self.cf_curses):
+                self.cf_winner = camp
+                return "rival_victory" if camp in self.cf_npc_camps else "victory"
+        pc_camps = [c for c in self.cf_camps if c not in self.cf_npc_camps]
+        if pc_camps and all(
+            all(self.t.chars[p].any_zero() or self.t.chars[p].status in ("dropped", "vanished", "hosted")
+                for p in self.cf_camps[c] if self.t.chars[p].is_pc)
+            for c in pc_camps
+        ):
             return "defeat"
         return None
 
-    def _cf_pc_turn(self, c: Char, cf: Any) -> Gen:
+    @staticmethod
+    def _target_of(option_id: str) -> str | None:
+        """The character an option targets (for the change restriction of §7.4), or None."""
+        parts = option_id.split(":")
+        if parts[0] in ("rc", "sp") and len(parts) == 3:
+            return parts[1] if parts[0] == "rc" else parts[2]
+        if parts[0] in ("skill", "effect") and len(parts) == 3:
+            return parts[2]
+        return None
+
+    def _restricted(self, c: Char, pairs: list[tuple[str, str]], restrict: str | None) -> list[tuple[str, str]]:
+        if restrict is None:
+            return pairs
+        allowed = {c.id, restrict}
+        return [(i, l) for i, l in pairs if (t := self._target_of(i)) is None or t in allowed]
+
+    def _cf_relation_options(self, c: Char, ctx_pools: dict[str, Any]) -> list[tuple[str, str]]:
+        pairs: list[tuple[str, str]] = []
+        for k in self.cf_curses:
+            cu = self.t.chars[k]
+            if self._settled(k):
+                continue
+            for rt in RELATION_TYPES:
+                if not self.can_relation(c, rt):
+                    continue
+                pairs.append((f"rc:{k}:{rt}", f"{cu.name} に{RELATION_TYPE_NAMES[rt]}"))
+                base = RELATION_BASE[rt]
+                mine = c.value(base) + max(c.value(x) for x in ABILITIES if x != base) + sum(
+                    1 for sk in c.skills if not sk.sublimated and BASIC_SKILLS[sk.id].affirm == rt)
+                ctx_pools[f"rc:{k}:{rt}"] = {"my_pool": mine, "curse_pool": 2 * cu.value(base)}
+        return pairs
+
+    def _cf_pc_turn(self, c: Char, cf: Any, restrict: str | None = None) -> Gen:
         yield from self._hama_turn_start(c)
         pairs: list[tuple[str, str]] = []
         ctx_pools: dict[str, Any] = {}
         if c.status == "active":
+            pairs += self._cf_relation_options(c, ctx_pools)
             for k in self.cf_curses:
-                cu = self.t.chars[k]
                 if self._settled(k):
                     continue
-                for rt in RELATION_TYPES:
-                    if not self.can_relation(c, rt):
-                        continue
-                    pairs.append((f"rc:{k}:{rt}", f"{cu.name} に{RELATION_TYPE_NAMES[rt]}"))
-                    base = RELATION_BASE[rt]
-                    mine = c.value(base) + max(c.value(x) for x in ABILITIES if x != base) + sum(
-                        1 for sk in c.skills if not sk.sublimated and BASIC_SKILLS[sk.id].affirm == rt)
-                    ctx_pools[f"rc:{k}:{rt}"] = {"my_pool": mine, "curse_pool": 2 * cu.value(base)}
                 for sp in cf.special_actions:
                     if sp.once and sp.id in self.cf_special_used:
                         continue
-                    pairs.append((f"sp:{sp.id}:{k}", f"{sp.label} ({cu.name})"))
+                    pairs.append((f"sp:{sp.id}:{k}", f"{sp.label} ({self.t.chars[k].name})"))
         pairs += [(i, l) for i, l in self._skill_options(c, in_cf=True)]
+        pairs = self._restricted(c, pairs, restrict)
         pairs.append(("pass", "何もしない"))
         ch = yield from self.choose(c.id, "pc.cf_action", f"対峙: {c.name} の手番", "§7.5 PC turn action", pairs,
-                                    context={"pools": ctx_pools, "camp_strength": {k: self.t.camp_strength.get((self.cf_camp, k), 0) for k in self.cf_curses},
-                                             "cap": self.camp_cap()})
+                                    context={"pools": ctx_pools, "camp": self.cf_camp,
+                                             "camp_strength": {k: self.t.camp_strength.get((self.cf_camp, k), 0) for k in self.cf_curses},
+                                             "cap": self.camp_cap(), "restrict": restrict})
+        yield from self._cf_do(c, cf, ch)
+
+    def _cf_npc_turn(self, c: Char, cf: Any, restrict: str | None = None) -> Gen:
+        """A member of an NPC camp races its camp relation up (§7.5 rival camps; the GM plays it)."""
+        yield from self._hama_turn_start(c)
+        ctx_pools: dict[str, Any] = {}
+        pairs = self._restricted(c, self._cf_relation_options(c, ctx_pools), restrict)
+        pairs.append(("pass", "何もしない"))
+        ch = yield from self.choose(c.id, "npc.cf_action", f"対峙: {c.name} (NPC陣営 {self.cf_camp}) の手番", "§7.5 rival camps", pairs,
+                                    context={"pools": ctx_pools, "camp": self.cf_camp, "cap": self.camp_cap(), "restrict": restrict})
+        yield from self._cf_do(c, cf, ch)
+
+    def _cf_do(self, c: Char, cf: Any, ch: str) -> Gen:
         if ch == "pass":
             return
         if ch.startswith("rc:"):
@@ -1219,22 +1380,28 @@ class BloodberryGame(JudgeMixin):
         else:
             yield from self.use_skill(c, ch)
 
-    def _curse_turn(self, k: Char) -> Gen:
-        """curse.action: a curse check on one PC of the camp (§7.5)."""
+    def _curse_turn(self, k: Char, restrict: str | None = None) -> Gen:
+        """curse.action: a curse check on one PC of a camp it has not been settled with (§7.5)."""
         pairs = []
-        for pid in self.t.camps.get(self.cf_camp, []):
-            p = self.t.chars[pid]
-            if p.status != "active" or pid not in self.participants:
+        targets: dict[str, dict[str, int]] = {}
+        for camp, members in self.cf_camps.items():
+            if self._settled(k.id, camp):
                 continue
-            for stat in CURSE_TYPES:
-                if self.blocked(k, stat):
+            for pid in members:
+                p = self.t.chars[pid]
+                if not p.is_pc or p.status != "active" or pid not in self.participants:
                     continue
-                pairs.append((f"{pid}:{stat}", f"{p.name} に{CURSE_TYPE_NAMES[stat]} (難易度 {k.ab[stat]})"))
+                if restrict is not None and pid != restrict:
+                    continue
+                targets[pid] = dict(p.ab)
+                for stat in CURSE_TYPES:
+                    if self.blocked(k, stat):
+                        continue
+                    pairs.append((f"{pid}:{stat}", f"{p.name} に{CURSE_TYPE_NAMES[stat]} (難易度 {k.ab[stat]})"))
         if not pairs:
             return
         ch = yield from self.choose(k.id, "curse.action", f"{k.name} の手番: 誰にどの呪い判定?", "§7.5 curse turn", pairs,
-                                    context={"stats": dict(k.ab),
-                                             "targets": {pid: dict(self.t.chars[pid].ab) for pid in self.t.camps.get(self.cf_camp, [])}})
+                                    context={"stats": dict(k.ab), "targets": targets, "restrict": restrict})
         pid, stat = ch.split(":")
         yield from self.curse_check(self.t.chars[pid], stat, k.ab[stat], f"{k.name} ({CURSE_TYPE_NAMES[stat]} {k.ab[stat]})")
 

@@ -13,7 +13,7 @@ from .data import ABILITIES, BASIC_SKILLS, CLASSES, CLASS_SKILLS, CURSE_TABLE, C
 
 __all__ = [
     "BloodberryScenario", "PCSheet", "NPCData", "CurseData", "SceneData", "SceneAction", "SceneEvent", "Outcome",
-    "Abilities", "RelationName", "CreationRules", "Confrontation", "SpecialAction", "EMOTION_IDS",
+    "Abilities", "RelationName", "CreationRules", "Confrontation", "SpecialAction", "EMOTION_IDS", "Camp",
 ]
 
 Ability = Literal["passion", "grace", "maturity"]
@@ -155,8 +155,15 @@ class SpecialAction(_M):
     once: bool = True
 
 
+class Camp(_M):
+    id: str = Field(pattern=ID)
+    members: list[str] = Field(min_length=1, description="PC ids, or NPC ids for an NPC (rival) camp")
+
+
 class Confrontation(_M):
     curses: list[str] = Field(min_length=1)
+    camps: list[Camp] = Field(default_factory=list, description="default: one camp of every participating PC")
+    progression: Literal["normal_order", "round_progression"] = Field("normal_order", description="the scripted GM's choice")
     special_actions: list[SpecialAction] = Field(default_factory=list)
     victory_text: str = ""
     defeat_text: str = ""
@@ -176,6 +183,7 @@ class SceneData(_M):
     events: list[SceneEvent] = Field(default_factory=list)
     actions: list[SceneAction] = Field(default_factory=list)
     cycles: int = Field(1, ge=0, le=10, description="turn cycles before the scripted GM ends the scene")
+    progression: Literal["normal_order", "round_progression"] = Field("normal_order", description="the scripted GM's choice for the scene's turns")
     requires_flags: list[str] = Field(default_factory=list, description="the scene is skipped unless these flags are set")
     confrontation: Confrontation | None = None
     past_event: str = Field("", description="過去の残像 reproduces this (GM text)")
@@ -255,6 +263,17 @@ class BloodberryScenario(ScenarioBase):
                 for c in s.confrontation.curses:
                     if c not in curses:
                         raise ValueError(f"scenes.{s.id}.confrontation: unknown curse {c!r}")
+                seen_m: set[str] = set()
+                for camp in s.confrontation.camps:
+                    kinds = {m in pcs for m in camp.members}
+                    for m in camp.members:
+                        if m not in pcs + npcs:
+                            raise ValueError(f"scenes.{s.id}.confrontation.camps.{camp.id}: unknown member {m!r}")
+                        if m in seen_m:
+                            raise ValueError(f"scenes.{s.id}.confrontation.camps: {m!r} is in two camps")
+                        seen_m.add(m)
+                    if len(kinds) > 1:
+                        raise ValueError(f"scenes.{s.id}.confrontation.camps.{camp.id}: a camp is either PCs or NPCs")
         from .game import ring_partners
         from .state import majority_classes, sheet_problems
 
