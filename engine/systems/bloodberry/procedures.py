@@ -25,7 +25,7 @@ __all__ = ["apply_setup", "run_procedure", "PROCEDURES"]
 
 Gen = Generator[Decision, Answer, Any]
 PROCEDURES = ("relation_check", "curse_check", "entry_check", "opposed", "confrontation", "between_scenes", "creation",
-              "table_roll", "validate_sheet", "ability_decrease", "session_end", "pc_turn", "basic", "ending")
+              "table_roll", "validate_sheet", "ability_decrease", "session_end", "pc_turn", "basic", "ending", "round_progression")
 
 
 def sheet_of(c: Any) -> dict[str, Any]:
@@ -196,6 +196,59 @@ def run_procedure(g: BloodberryGame, proc: dict[str, Any]) -> Gen:
         g.phase.fire("to_ending")
         yield from g._ending()
         out["result"] = {c.id: c.status for c in g.t.pcs()}
+    elif name == "round_progression":
+        from .cards import parse_card
+        from .rounds import RoundProgression
+
+        scene = SceneData(id="example", title=args.get("title", "ラウンド進行"))
+        g.scene = scene
+        if "participants" not in (g.ctx.options.get("setup") or {}):
+            g.participants = [a for a in args["actors"] if ch[a].is_pc]
+        from .cards import Shoe, full_shoe
+
+        given = [parse_card(c) for cards in (args.get("hands") or {}).values() for c in cards]
+        forced = [parse_card(c) for c in args.get("deck", [])]
+        taken = {c.id for c in given + forced}
+        if len(taken) != len(given) + len(forced):
+            raise ValueError("procedure round_progression: a card is listed twice (use #2 for the second deck's copy)")
+        shoe = None
+        if given or forced:
+            # a stacked deck: the listed cards first, then the rest in a fixed order (no shuffle, no dice); no card twice
+            rest = [c for c in full_shoe() if c.id not in taken]
+            shoe = Shoe(g.ctx.dice, "example", order=forced + rest)
+        rp = RoundProgression(g, list(args["actors"]), "example", shoe=shoe)
+        g.rp = rp
+        if "hands" in args:
+            for a, cards in args["hands"].items():
+                rp.hands[a] = [parse_card(c) for c in cards]
+            rp.order = list(args.get("order") or [])
+            if not rp.order:
+                # initiative decisions only
+                for a in rp.actors:
+                    hand = rp.hands[a]
+                    cid = yield from g.choose(a, "rp.initiative", "イニシアチブ", "§7.4 RP_INITIATIVE", rp._card_opts(hand),
+                                              context={"hand": rp._hand_ctx(hand)})
+                    rp.revealed[a] = next(c for c in hand if c.id == cid).code
+                pcs = {c.id: c.number for c in g.t.pcs()}
+                rp.order = sorted(rp.actors, key=lambda a: (-rp._value(parse_card(rp.revealed[a])), 0 if a in pcs else 1,
+                                                             pcs.get(a, rp.actors.index(a))))
+                g.ctx.info("initiative", "イニシアチブの順番", order=list(rp.order), revealed=dict(rp.revealed))
+        else:
+            yield from rp.setup()
+        if "start_at" in args:  # begin mid-cycle at this actor's step (the cyclic order is unchanged)
+            i = rp.order.index(args["start_at"])
+            rp.order = rp.order[i:] + rp.order[:i]
+
+        def act(c: Any, restrict: str | None) -> Gen:
+            if c.is_pc:
+                yield from g._pc_turn(c, scene, restrict)
+            else:
+                g.ctx.info("npc_action", f"{c.name} の行動", npc=c.id, restrict=restrict)
+
+        for _ in range(int(args.get("cycles", 1))):
+            yield from rp.cycle(act, lambda: False, max_steps=args.get("steps"))
+        out["result"] = {"hands": {a: [c.code for c in h] for a, h in rp.hands.items()},
+                         "discard": [c.code for c in rp.shoe.discard], "order": list(rp.order), "rounds": dict(rp.rounds)}
     elif name == "session_end":
         end = g._session_end()
         out["result"] = {pid: pc["absent_sessions"] for pid, pc in end["pcs"].items()}

@@ -28,10 +28,10 @@ ActFn = Callable[["Char", "str | None"], Gen]
 
 
 class RoundProgression:
-    def __init__(self, game: BloodberryGame, actors: list[str], purpose: str):
+    def __init__(self, game: BloodberryGame, actors: list[str], purpose: str, shoe: Shoe | None = None):
         self.g = game
         self.actors = list(actors)
-        self.shoe = Shoe(game.ctx.dice, purpose)
+        self.shoe = shoe if shoe is not None else Shoe(game.ctx.dice, purpose)
         self.hands: dict[str, list[Card]] = {a: [] for a in actors}
         self.order: list[str] = []
         self.revealed: dict[str, str] = {}
@@ -112,13 +112,13 @@ class RoundProgression:
         g.ctx.info("initiative", "イニシアチブの順番", order=list(self.order), revealed=dict(self.revealed))
 
     # -- a cycle -----------------------------------------------------------------------------------------------
-    def cycle(self, act: ActFn, done: Callable[[], bool]) -> Gen:
+    def cycle(self, act: ActFn, done: Callable[[], bool], max_steps: int | None = None) -> Gen:
         g = self.g
         self.cycle_no += 1
         if g.cfg.change_limit_reset == "per_cycle":
             self.changed = set()
-        for x in self.order:
-            if done():
+        for step, x in enumerate(self.order):
+            if done() or (max_steps is not None and step >= max_steps):
                 return
             if not self._in_play(x):
                 continue
@@ -148,7 +148,7 @@ class RoundProgression:
 
     def _change_window(self, card: Card, placer: str, act: ActFn, done: Callable[[], bool]) -> Gen:
         g = self.g
-        if card not in self.shoe.discard or self.shoe.discard[-1] is not card:
+        if card not in self.shoe.discard:  # (a post-action dump may lie on it; it is still the card placed)
             return
         i = self.order.index(placer)
         polled = self.order[i + 1:] + self.order[:i]
