@@ -9,13 +9,15 @@ __all__ = ["SESSION", "SCENE", "BETWEEN", "CONFRONTATION", "ROUNDS", "MACHINES"]
 SESSION = MachineSpec(
     name="session",
     doc="§6 session structure",
-    states=("creation", "session_start", "scene", "between_scenes", "ending", "session_end"),
+    states=("creation", "session_start", "scene", "between_scenes", "flag_map", "ending", "session_end"),
     initial="creation",
     transitions=(
         ("start_session", "creation", "session_start"),
-        ("open_scene", ("session_start", "between_scenes"), "scene"),
+        ("open_scene", ("session_start", "between_scenes", "flag_map"), "scene"),
         ("end_scene", "scene", "between_scenes"),
-        ("to_ending", ("scene", "between_scenes", "session_start"), "ending"),
+        ("open_flag_map", ("session_start", "between_scenes"), "flag_map"),
+        ("resume_flag_map", "between_scenes", "flag_map"),
+        ("to_ending", ("scene", "between_scenes", "session_start", "flag_map"), "ending"),
         ("finish", "ending", "session_end"),
     ),
 )

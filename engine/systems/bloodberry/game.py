@@ -168,6 +168,8 @@ class BloodberryGame(JudgeMixin):
             }
         if self.rp is not None:
             obs["cards"] = self.rp.view(actor)
+        if self.fm is not None:
+            obs["flag_map"] = self.fm.view(actor)
         if me is not None:
             obs["me"] = me.snap(private=True)
         if gm:
@@ -366,6 +368,17 @@ class BloodberryGame(JudgeMixin):
         if i is not None:
             yield from self._scene_setup(scenes[i])  # §6 SESSION_START: the GM designates the first scene's cast
         while i is not None:
+            if scenes[i].flag_map is not None:
+                after_bs = yield from self._flag_map_segment(i, scenes[i])
+                if not self._any_pc_in_play():
+                    break
+                j = self._next_playable(i + 1)
+                if j is None:
+                    break
+                if not after_bs:  # the map ended without a flag event: the next scene's cast is chosen now
+                    yield from self._scene_setup(scenes[j])
+                i = j
+                continue
             go_ending = yield from self._scene(i, scenes[i])
             if go_ending or not self._any_pc_in_play() or self.cf_result == "defeat":
                 break
@@ -373,7 +386,10 @@ class BloodberryGame(JudgeMixin):
             if j is None:
                 break
             self.phase.fire("end_scene")
-            yield from self._between_scenes(scenes[j])
+            if scenes[j].flag_map is not None:
+                yield from self._between_scenes(None)
+            else:
+                yield from self._between_scenes(scenes[j])
             i = j
         self.phase.fire("to_ending")
         yield from self._ending()
@@ -386,13 +402,60 @@ class BloodberryGame(JudgeMixin):
             self._ring = (pcs, ring_partners([p.id for p in pcs]))
         return self._ring[1]
 
-    def _next_playable(self, start: int) -> int | None:
+    def _next_playable(self, start: int, emit: bool = True) -> int | None:
         for k in range(start, len(self.sc.scenes)):
             sc = self.sc.scenes[k]
             if all(f in self.t.flags for f in sc.requires_flags):
                 return k
-            self.ctx.info("scene_skipped", f"シーン「{sc.title}」は条件を満たさないため飛ばされた", scene=sc.id, requires=list(sc.requires_flags))
+            if emit:
+                self.ctx.info("scene_skipped", f"シーン「{sc.title}」は条件を満たさないため飛ばされた", scene=sc.id,
+                              requires=list(sc.requires_flags))
         return None
+
+    fm: Any = None
+
+    def _flag_map_segment(self, index: int, s: SceneData) -> Gen:
+        """§7.6: the flag map as a stretch of the session; flag events are scenes followed by between-scenes.
+        Returns True when it ended with between-scenes (after the end flag's event)."""
+        from .flagmap import FlagMap
+
+        assert s.flag_map is not None
+        self.phase.fire("open_flag_map")
+        self.in_between = False
+        self.scene = None
+        if s.text:
+            self.ctx.narrate("gm", s.text)
+        fm = self.fm = FlagMap(self, s.flag_map)
+        yield from fm.setup()
+        ended_with_bs = False
+
+        def play_flag_event(flag: Any, camp: Any, is_end: bool) -> Gen:
+            nonlocal ended_with_bs
+            scene = next((x for x in self.sc.flag_scenes if x.id == flag.scene), None)
+            if scene is None:
+                scene = SceneData(id=f"flag_{flag.id}", title=flag.name, text=flag.text, cycles=0)
+            members = [m for m in camp.members if self.t.chars[m].is_pc and self.t.chars[m].status == "active"]
+            self.participants = members
+            self.scene_actors = [a for a in scene.scene_actors if a in members][:2]
+            self.ctx.info("flag_event", f"フラグ「{flag.name}」のイベント", flag=flag.id, camp=camp.id, end=is_end)
+            yield from self._scene(index, scene)
+            if not self._any_pc_in_play():
+                return
+            self.phase.fire("end_scene")
+            nxt = None
+            if is_end:
+                j = self._next_playable(index + 1, emit=False)
+                nxt = self.sc.scenes[j] if j is not None and self.sc.scenes[j].flag_map is None else None
+            yield from self._between_scenes(nxt)
+            if is_end:
+                ended_with_bs = True
+            else:
+                self.phase.fire("resume_flag_map")
+
+        yield from fm.run(play_flag_event)
+        self.result.setdefault("flag_maps", {})[s.flag_map.id] = {"result": fm.ended, "winner": fm.winner, "raised": list(fm.raised)}
+        self.fm = None
+        return ended_with_bs
 
     def _any_pc_in_play(self) -> bool:
         return any(c.status == "active" for c in self.t.pcs())
@@ -531,7 +594,8 @@ class BloodberryGame(JudgeMixin):
             go_ending = yield from self._turns(s)
         self.scene_m.fire("close")
         self.prev_actors = [a for a in self.scene_actors if self.t.chars[a].is_pc]
-        self._advance_clock(self.cfg.hours_per_scene * 60)
+        if self.fm is None:  # inside a flag map the clock runs in 20-minute units (§7.6), not per scene (G9)
+            self._advance_clock(self.cfg.hours_per_scene * 60)
         return go_ending
 
     proposers: list[str] = []
@@ -1406,7 +1470,7 @@ class BloodberryGame(JudgeMixin):
         yield from self.curse_check(self.t.chars[pid], stat, k.ab[stat], f"{k.name} ({CURSE_TYPE_NAMES[stat]} {k.ab[stat]})")
 
     # -- between scenes (§7.7) ---------------------------------------------------------------------------------
-    def _between_scenes(self, next_scene: SceneData) -> Gen:
+    def _between_scenes(self, next_scene: SceneData | None) -> Gen:
         self.in_between = True
         self.window_id += 1
         self.scene = None
@@ -1439,7 +1503,8 @@ class BloodberryGame(JudgeMixin):
                     yield from self._bs_relation(n)
         self.bs_m.fire("gm_processing")
         self.approved_proposals = list(self.proposers)
-        yield from self._scene_setup(next_scene)
+        if next_scene is not None:  # BS_4 (inside a flag map the camps decide who goes where)
+            yield from self._scene_setup(next_scene)
         self.bs_m.fire("finish")
         self.in_between = False
 

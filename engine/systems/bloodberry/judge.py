@@ -174,6 +174,8 @@ class JudgeMixin:
         ctx = self.ctx
         # [1] abandon — active first (§5.3 step 1)
         for r in rollers:
+            if r.char.kind == "place":
+                continue  # a place rolls (A31) but decides nothing
             opts = [("roll", "振る (roll)"), ("abandon", "放棄する (abandon: automatic failure)")]
             choice = yield from self.choose(
                 r.char.id, "j.abandon", f"{spec.label}: roll or abandon?", "§5.3 step 1", opts,
@@ -356,7 +358,7 @@ class JudgeMixin:
         """妖精の呪い (§9.3, A22): after a roll, a fairy offers; the consenting target pays 1 ability (a self-spend,
         never below 1) and a check is rerolled: the target's (fairy_curse_reroll_owner = target) or, with
         ``user``, the fairy's own check, paid for by a consenting other character."""
-        if r.char.is_curse:
+        if r.char.is_curse or r.char.kind == "place":
             return False
         if self.cfg.fairy_curse_reroll_owner == "target":
             fairies = [f for f in self.present_pcs() if f.id != r.char.id and f.has_class_skill("fairy_curse")]
@@ -436,7 +438,7 @@ class JudgeMixin:
 
     def _concede_grant(self, spec: CheckSpec, rollers: list[Roller]) -> Gen:
         if spec.kind == "opposed" and self.cfg.judge_grant_enabled:
-            tops = [r for r in rollers if r.success and r.rank == 1]
+            tops = [r for r in rollers if r.success and r.rank == 1 and r.char.kind != "place"]
             for t in tops:
                 lower = [
                     r for r in rollers
@@ -458,7 +460,7 @@ class JudgeMixin:
                             r.success = True
                             r.granted = True
         for r in rollers:
-            if not r.success:
+            if not r.success or r.char.kind == "place":
                 continue
             ch = yield from self.choose(
                 r.char.id, "j.concede", f"{spec.label}: keep your success or concede it (turn it into failure)?", "§5.3.2",

@@ -25,7 +25,7 @@ __all__ = ["apply_setup", "run_procedure", "PROCEDURES"]
 
 Gen = Generator[Decision, Answer, Any]
 PROCEDURES = ("relation_check", "curse_check", "entry_check", "opposed", "confrontation", "between_scenes", "creation",
-              "table_roll", "validate_sheet", "ability_decrease", "session_end", "pc_turn", "basic", "ending", "round_progression")
+              "table_roll", "validate_sheet", "ability_decrease", "session_end", "pc_turn", "basic", "ending", "round_progression", "flag_map")
 
 
 def sheet_of(c: Any) -> dict[str, Any]:
@@ -203,41 +203,41 @@ def run_procedure(g: BloodberryGame, proc: dict[str, Any]) -> Gen:
         scene = SceneData(id="example", title=args.get("title", "ラウンド進行"))
         g.scene = scene
         if "participants" not in (g.ctx.options.get("setup") or {}):
-            g.participants = [a for a in args["actors"] if ch[a].is_pc]
+            g.participants = [aid for aid in args["actors"] if ch[aid].is_pc]
         from .cards import Shoe, full_shoe
 
         given = [parse_card(c) for cards in (args.get("hands") or {}).values() for c in cards]
         forced = [parse_card(c) for c in args.get("deck", [])]
         taken = {c.id for c in given + forced}
         if len(taken) != len(given) + len(forced):
-            raise ValueError("procedure round_progression: a card is listed twice (use #2 for the second deck's copy)")
+            raise ValueError("procedure round_progression: aid card is listed twice (use #2 for the second deck's copy)")
         shoe = None
         if given or forced:
-            # a stacked deck: the listed cards first, then the rest in a fixed order (no shuffle, no dice); no card twice
+            # aid stacked deck: the listed cards first, then the rest in aid fixed order (no shuffle, no dice); no card twice
             rest = [c for c in full_shoe() if c.id not in taken]
             shoe = Shoe(g.ctx.dice, "example", order=forced + rest)
-        rp = RoundProgression(g, list(args["actors"]), "example", shoe=shoe)
-        g.rp = rp
+        prog = RoundProgression(g, list(args["actors"]), "example", shoe=shoe)
+        g.rp = prog
         if "hands" in args:
-            for a, cards in args["hands"].items():
-                rp.hands[a] = [parse_card(c) for c in cards]
-            rp.order = list(args.get("order") or [])
-            if not rp.order:
+            for aid, cards in args["hands"].items():
+                prog.hands[aid] = [parse_card(c) for c in cards]
+            prog.order = list(args.get("order") or [])
+            if not prog.order:
                 # initiative decisions only
-                for a in rp.actors:
-                    hand = rp.hands[a]
-                    cid = yield from g.choose(a, "rp.initiative", "イニシアチブ", "§7.4 RP_INITIATIVE", rp._card_opts(hand),
-                                              context={"hand": rp._hand_ctx(hand)})
-                    rp.revealed[a] = next(c for c in hand if c.id == cid).code
+                for aid in prog.actors:
+                    hand = prog.hands[aid]
+                    cid = yield from g.choose(aid, "rp.initiative", "イニシアチブ", "§7.4 RP_INITIATIVE", prog._card_opts(hand),
+                                              context={"hand": prog._hand_ctx(hand)})
+                    prog.revealed[aid] = next(c for c in hand if c.id == cid).code
                 pcs = {c.id: c.number for c in g.t.pcs()}
-                rp.order = sorted(rp.actors, key=lambda a: (-rp._value(parse_card(rp.revealed[a])), 0 if a in pcs else 1,
-                                                             pcs.get(a, rp.actors.index(a))))
-                g.ctx.info("initiative", "イニシアチブの順番", order=list(rp.order), revealed=dict(rp.revealed))
+                prog.order = sorted(prog.actors, key=lambda aid: (-prog._value(parse_card(prog.revealed[aid])), 0 if aid in pcs else 1,
+                                                             pcs.get(aid, prog.actors.index(aid))))
+                g.ctx.info("initiative", "イニシアチブの順番", order=list(prog.order), revealed=dict(prog.revealed))
         else:
-            yield from rp.setup()
+            yield from prog.setup()
         if "start_at" in args:  # begin mid-cycle at this actor's step (the cyclic order is unchanged)
-            i = rp.order.index(args["start_at"])
-            rp.order = rp.order[i:] + rp.order[:i]
+            i = prog.order.index(args["start_at"])
+            prog.order = prog.order[i:] + prog.order[:i]
 
         def act(c: Any, restrict: str | None) -> Gen:
             if c.is_pc:
@@ -246,9 +246,16 @@ def run_procedure(g: BloodberryGame, proc: dict[str, Any]) -> Gen:
                 g.ctx.info("npc_action", f"{c.name} の行動", npc=c.id, restrict=restrict)
 
         for _ in range(int(args.get("cycles", 1))):
-            yield from rp.cycle(act, lambda: False, max_steps=args.get("steps"))
-        out["result"] = {"hands": {a: [c.code for c in h] for a, h in rp.hands.items()},
-                         "discard": [c.code for c in rp.shoe.discard], "order": list(rp.order), "rounds": dict(rp.rounds)}
+            yield from prog.cycle(act, lambda: False, max_steps=args.get("steps"))
+        out["result"] = {"hands": {aid: [c.code for c in h] for aid, h in prog.hands.items()},
+                         "discard": [c.code for c in prog.shoe.discard], "order": list(prog.order), "rounds": dict(prog.rounds)}
+    elif name == "flag_map":
+        from .scenario import FlagMapData
+
+        data = FlagMapData.model_validate(args)
+        g.phase.fire("start_session")
+        yield from g._flag_map_segment(len(g.sc.scenes), SceneData(id="example", title=data.title, flag_map=data))
+        out["result"] = dict(g.result["flag_maps"][data.id], clock=g.t.clock)
     elif name == "session_end":
         end = g._session_end()
         out["result"] = {pid: pc["absent_sessions"] for pid, pc in end["pcs"].items()}

@@ -170,6 +170,54 @@ class Confrontation(_M):
     max_cycles: int = Field(12, ge=1, le=100, description="safety cap: after this many cycles the curse withdraws (HOUSE)")
 
 
+class SlotData(_M):
+    """One card of a place's establish condition (§7.6): every given field must hold (e.g. {suit: ♦})."""
+
+    suit: Literal["♠", "♣", "♥", "♦"] | None = None
+    colour: Literal["red", "black"] | None = None
+    rank: Literal["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"] | None = None
+    min: int | None = Field(None, ge=1, le=13)
+    max: int | None = Field(None, ge=1, le=13)
+    face: bool | None = None
+
+
+class GateData(_M):
+    """場所による移動の妨害 (D10): entering needs an opposed check against the place (A31)."""
+
+    bases: tuple[Ability, Ability] = ("passion", "maturity")
+    door: bool = Field(True, description="a door/gate: 合い鍵 applies with bases 情熱+大人")
+    text: str = ""
+
+
+class PlaceData(_M):
+    id: str = Field(pattern=ID)
+    name: str
+    condition: list[SlotData] = Field(min_length=1, max_length=6)
+    flag: str | None = Field(None, description="the flag this place holds")
+    gate: GateData | None = None
+    text: str = ""
+
+
+class FlagData(_M):
+    id: str = Field(pattern=ID)
+    name: str
+    kind: Literal["progress", "end"] = "progress"
+    requires: list[str] = Field(default_factory=list, description="flags that must be raised first")
+    scene: str | None = Field(None, description="a flag_scenes id played as the flag's event")
+    text: str = ""
+
+
+class FlagMapData(_M):
+    id: str = Field(pattern=ID)
+    title: str
+    camps: list[Camp] = Field(default_factory=list, description="default: one camp of every active PC")
+    places: list[PlaceData] = Field(min_length=1)
+    flags: list[FlagData] = Field(min_length=1)
+    subevents: dict[str, str] = Field(default_factory=dict, description="suit (♠♣♥♦ or 'any') -> sub-event text (G7)")
+    deck: list[str] | None = Field(None, description="examples only: a stacked deck (top first), no shuffle")
+    hands: dict[str, list[str]] | None = Field(None, description="examples only: each camp's starting hand")
+
+
 class SceneData(_M):
     id: str = Field(pattern=ID)
     title: str
@@ -186,6 +234,7 @@ class SceneData(_M):
     progression: Literal["normal_order", "round_progression"] = Field("normal_order", description="the scripted GM's choice for the scene's turns")
     requires_flags: list[str] = Field(default_factory=list, description="the scene is skipped unless these flags are set")
     confrontation: Confrontation | None = None
+    flag_map: FlagMapData | None = Field(None, description="this entry is a flag map (§7.6) instead of an ordinary scene")
     past_event: str = Field("", description="過去の残像 reproduces this (GM text)")
     otherworld_voices: str = Field("", description="遠き夢の中へ hears this (GM text)")
 
@@ -208,6 +257,7 @@ class BloodberryScenario(ScenarioBase):
     curses: list[CurseData] = Field(default_factory=list)
     gm_victory_conditions: dict[str, str] = Field(default_factory=dict, description="PC id -> the one GM-given condition")
     scenes: list[SceneData] = Field(min_length=1)
+    flag_scenes: list[SceneData] = Field(default_factory=list, description="scenes played when a flag is raised")
     ending: str = Field("", description="ending narration")
 
     @model_validator(mode="after")
@@ -298,6 +348,38 @@ class BloodberryScenario(ScenarioBase):
                     raise ValueError(f"pcs[{i}] ({p.id}): emotion {e!r} is neither a 感情表 id nor a short free text")
             if len(p.victory_conditions) + (1 if p.id in self.gm_victory_conditions else 0) > 2:
                 raise ValueError(f"pcs[{i}] ({p.id}): at most 2 victory conditions including the GM's (§4.7)")
+        flag_scene_ids = {fs.id for fs in self.flag_scenes}
+        for s in self.scenes:
+            fm = s.flag_map
+            if fm is None:
+                continue
+            if s.confrontation is not None:
+                raise ValueError(f"scenes.{s.id}: a scene is a flag map or has a confrontation, not both")
+            fids = [f.id for f in fm.flags]
+            for f in fm.flags:
+                for req in f.requires:
+                    if req not in fids:
+                        raise ValueError(f"scenes.{s.id}.flag_map.flags.{f.id}: requires unknown flag {req!r}")
+                if f.scene is not None and f.scene not in flag_scene_ids:
+                    raise ValueError(f"scenes.{s.id}.flag_map.flags.{f.id}: unknown flag scene {f.scene!r} (flag_scenes: {sorted(flag_scene_ids)})")
+            if not any(f.kind == "end" for f in fm.flags):
+                raise ValueError(f"scenes.{s.id}.flag_map: needs an end flag")
+            for pl in fm.places:
+                if pl.flag is not None and pl.flag not in fids:
+                    raise ValueError(f"scenes.{s.id}.flag_map.places.{pl.id}: unknown flag {pl.flag!r}")
+            for camp in fm.camps:
+                for m in camp.members:
+                    if m not in pcs + npcs:
+                        raise ValueError(f"scenes.{s.id}.flag_map.camps.{camp.id}: unknown member {m!r}")
+            for k in fm.subevents:
+                if k not in ("♠", "♣", "♥", "♦", "any"):
+                    raise ValueError(f"scenes.{s.id}.flag_map.subevents: key {k!r} is not a suit (♠♣♥♦) or 'any'")
+        for fs in self.flag_scenes:
+            if fs.flag_map is not None:
+                raise ValueError(f"flag_scenes.{fs.id}: a flag scene cannot hold another flag map")
+            for x in fs.npcs:
+                if x not in npcs + curses:
+                    raise ValueError(f"flag_scenes.{fs.id}.npcs: unknown NPC or curse {x!r}")
         if self.creation.min_pcs > self.creation.max_pcs:
             raise ValueError("creation: min_pcs > max_pcs")
         return self
