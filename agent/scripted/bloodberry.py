@@ -449,3 +449,42 @@ POLICY.update({
     "gm.confrontation_setup": gm_adopt,
     "npc.cf_action": npc_cf_action,
 })
+
+
+# -- flag map (§7.6, §8 fm.*) ---------------------------------------------------------------------------------------
+def fm_bid(d: Decision, s: Session) -> Any:
+    hand = d.context["hand"]
+    return max(hand, key=lambda c: (c["value"] or 0, -hand.index(c)))["id"]
+
+
+def fm_place(d: Decision, s: Session) -> Any:
+    """Greedy: finish the place needing the fewest remaining slots, flag places first (§8 fm.place)."""
+    remaining = d.context.get("remaining", {})
+    flag_places = set(d.context.get("flag_places", []))
+    moves = [o for o in d.option_ids if o.startswith("place:")]
+    if not moves:
+        return "done"
+    return min(moves, key=lambda o: (o.split(":")[2] not in flag_places, remaining.get(o.split(":")[2], 99), d.option_ids.index(o)))
+
+
+def fm_step3(d: Decision, s: Session) -> Any:
+    available = d.context.get("available", {})
+    for oid in d.option_ids:
+        if oid.startswith("move:") and available.get(oid.split(":", 1)[1]):
+            return oid
+    return "draw"
+
+
+def fm_gate_roller(d: Decision, s: Session) -> Any:
+    pools = d.context["pools"]
+    keys = d.context.get("keys", {})
+    return max(d.option_ids, key=lambda m: (pools[m] + (2 if keys.get(m) else 0), -d.option_ids.index(m)))
+
+
+POLICY.update({
+    "fm.bid": fm_bid,
+    "fm.place": fm_place,
+    "fm.subevent": _const("done"),
+    "fm.step3": fm_step3,
+    "fm.gate_roller": fm_gate_roller,
+})

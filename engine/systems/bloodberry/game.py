@@ -360,7 +360,8 @@ class BloodberryGame(JudgeMixin):
             yield from create_pcs(self)
         else:
             self._load_pregenerated()
-        yield from self._approve_sheets()
+        if not self.ctx.options.get("campaign"):  # a continuing campaign's sheets were approved at creation
+            yield from self._approve_sheets()
         self.phase.fire("start_session")
         yield from self._session_start()
         scenes = list(self.sc.scenes)
@@ -485,6 +486,41 @@ class BloodberryGame(JudgeMixin):
             for b in partners:
                 self.t.rel(a, b).name = names.get(pair(a, b), "")
         self._load_npcs()
+        campaign = self.ctx.options.get("campaign")
+        if campaign:
+            self._apply_campaign(campaign)
+
+    def _apply_campaign(self, data: dict[str, Any]) -> None:
+        """Campaign persistence (§4.4, §6 SESSION_END, G12): full abilities, sublimations, relation strengths,
+        emotions and absence counters carry over; 気力 and effect availability are reset at session start."""
+        if data.get("system") not in (None, "bloodberry"):
+            raise ValueError(f"campaign data is for system {data.get('system')!r}, not bloodberry")
+        for pid, st in (data.get("pcs") or {}).items():
+            c = self.t.chars.get(pid)
+            if c is None or not c.is_pc:
+                continue  # a PC of the campaign that this scenario does not seat
+            for a in ABILITIES:
+                if a in st.get("full", {}):
+                    c.full[a] = int(st["full"][a])
+                    c.ab[a] = c.full[a]
+            for sid in st.get("sublimated", []):
+                sk = c.skill(sid)
+                if sk is not None:
+                    sk.sublimated = True
+                    sk.effect_available = True
+            if st.get("emotions"):
+                c.emotions = {k: list(v) for k, v in st["emotions"].items()}
+            c.absent_sessions = int(st.get("absent_sessions", 0))
+            if c.absent_sessions > 0:
+                c.status = "absent"  # A15: sits out this session
+            if st.get("status") == "vanished":
+                c.status = "vanished"
+        for key, strength in (data.get("relations") or {}).items():
+            a, b = key.split("|")
+            if a in self.t.chars and b in self.t.chars:
+                self.t.rel(a, b).strength = int(strength)
+        self.ctx.info("campaign", f"キャンペーンの継続 (セッション {int(data.get('sessions_played', 0)) + 1})",
+                      absent=[c.id for c in self.t.pcs() if c.status == "absent"])
 
     def _load_npcs(self) -> None:
         for npc in self.sc.npcs:
@@ -1659,8 +1695,13 @@ class BloodberryGame(JudgeMixin):
                 self.ctx.state(f"{c.id}.victory[{i}].achieved", None, v["achieved"], "§4.7 end.victory_eval")
 
     def _session_end(self) -> dict[str, Any]:
-        """§6 SESSION_END: absence rolls (A15), outcome."""
+        """§6 SESSION_END: absence rolls (A15), outcome, and the campaign state carried to the next session."""
         for c in self.t.pcs():
+            if c.status == "absent":
+                old = c.absent_sessions
+                c.absent_sessions = max(0, old - 1)  # one of the missed sessions has passed
+                self.ctx.state(f"{c.id}.absent_sessions", old, c.absent_sessions, "A15 a missed session")
+                continue
             if c.any_zero() and c.status in ("dropped", "active"):
                 n = self.ctx.dice.d6(f"absence:{c.id}")
                 c.absent_sessions = n if self.cfg.absence_mode == "miss_n" else max(0, n - 1)
@@ -1675,8 +1716,23 @@ class BloodberryGame(JudgeMixin):
             "flags": sorted(self.t.flags),
             "clock_minutes": self.t.clock,
         }
+        out["campaign"] = self._campaign_state()
         self.result.update(out)
         return out
+
+    def _campaign_state(self) -> dict[str, Any]:
+        prev = self.ctx.options.get("campaign") or {}
+        return {
+            "format": 1,
+            "system": "bloodberry",
+            "sessions_played": int(prev.get("sessions_played", 0)) + 1,
+            "last_scenario": self.sc.id,
+            "pcs": {c.id: {"name": c.name, "full": dict(c.full), "sublimated": [s.id for s in c.skills if s.sublimated],
+                           "emotions": {k: list(v) for k, v in c.emotions.items()}, "absent_sessions": c.absent_sessions,
+                           "status": "vanished" if c.status == "vanished" else ("absent" if c.absent_sessions else "active")}
+                    for c in self.t.pcs()},
+            "relations": {f"{a}|{b}": r.strength for (a, b), r in sorted(self.t.relations.items()) if r.strength},
+        }
 
 
 _ = (CLASS_SKILL_NAMES,)
