@@ -54,7 +54,11 @@ def _check_invariants(s: Session) -> None:
 
 def _check_events(s: Session) -> None:
     last_rise = False
+    clock = 0
     for e in s.events:
+        if isinstance(e, StateEvent) and e.path == "clock":
+            assert e.old == clock and e.new > e.old, f"the clock must only move forward: {e}"
+            clock = e.new
         if isinstance(e, CheckEvent):
             last_rise = False
         elif isinstance(e, StateEvent):
