@@ -426,7 +426,10 @@ def rp_discard(d: Decision, s: Session) -> Any:
 
 
 def rp_change(d: Decision, s: Session) -> Any:
-    """Take the card only if it completes a role (§8 rp.change)."""
+    """Take the card only if it completes a role (§8 rp.change) whose actions can do something: in a confrontation
+    the actions may only target the placer (or oneself), so that is worth it only when a curse placed the card."""
+    if d.context.get("in_confrontation") and d.context.get("placer_kind") != "curse":
+        return "pass"
     for oid, roles in d.context.get("completes", {}).items():
         if roles:
             return oid
@@ -461,7 +464,8 @@ def fm_place(d: Decision, s: Session) -> Any:
     """Greedy: finish the place needing the fewest remaining slots, flag places first (§8 fm.place)."""
     remaining = d.context.get("remaining", {})
     flag_places = set(d.context.get("flag_places", []))
-    moves = [o for o in d.option_ids if o.startswith("place:")]
+    # only places whose flag is still to be raised are worth establishing
+    moves = [o for o in d.option_ids if o.startswith("place:") and o.split(":")[2] in flag_places]
     if not moves:
         return "done"
     return min(moves, key=lambda o: (o.split(":")[2] not in flag_places, remaining.get(o.split(":")[2], 99), d.option_ids.index(o)))

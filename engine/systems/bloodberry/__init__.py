@@ -42,7 +42,7 @@ INFO = register_system(
         machines=MACHINES,
         config_model=BloodberryConfig,
         spec="bloodberry.md",
-        sample_scenarios=(_scenarios() / "inoiri_dolls.yaml",),
+        sample_scenarios=(_scenarios() / "inoiri_dolls.yaml", _scenarios() / "salt_festival.yaml"),
         examples=(_ROOT / "tests" / "examples" / "bloodberry.yaml", _ROOT / "tests" / "examples" / "bloodberry_skills.yaml"),
         description="現代日本の百合TRPG: 関係判定で絆を深め、呪いと対峙する",
     )

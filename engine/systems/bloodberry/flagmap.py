@@ -209,7 +209,7 @@ class FlagMap:
                 return
             ch = yield from g.choose(
                 self._decider(cs), "fm.place", f"陣営 {cs.id}: 場所の欠片を置く ({placed}/{MAX_PLACEMENTS_PER_UNIT})", "§7.6 [2]", pairs,
-                context={"camp": cs.id, "placed": placed, "remaining": remaining,
+                context={"camp": cs.id, "placed": placed, "remaining": remaining, "npc_camp": cs.npc,
                          "flag_places": [pid for pid, p in self.places.items() if p.flag and p.flag not in self.raised]},
                 refused={"place": f"at most {MAX_PLACEMENTS_PER_UNIT} cards per camp per 20 minutes (§7.6 [2])"},
             )
@@ -278,7 +278,8 @@ class FlagMap:
             self.raised.append(place.flag)
             self.raised_by[place.flag] = cs.id
             g.t.flags.add(place.flag)
-            g.ctx.state(f"flag.{place.flag}", False, True, "§7.6 [3] flag raised")
+            g.t.flags.add(f"{place.flag}@{cs.id}")  # later scenes can depend on who raised it
+            g.ctx.state(f"flag.{place.flag}", False, True, "§7.6 [3] flag raised", cs.id)
             raised = place.flag
         elif place.flag is not None and place.flag not in self.raised:
             g.ctx.info("flag_not_ready", "まだフラグが成立していない", camp=cs.id, place=pid, flag=place.flag)

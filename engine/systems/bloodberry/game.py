@@ -439,7 +439,7 @@ class BloodberryGame(JudgeMixin):
             self.participants = members
             self.scene_actors = [a for a in scene.scene_actors if a in members][:2]
             self.ctx.info("flag_event", f"フラグ「{flag.name}」のイベント", flag=flag.id, camp=camp.id, end=is_end)
-            yield from self._scene(index, scene)
+            yield from self._scene(index, scene, closed=True)
             if not self._any_pc_in_play():
                 return
             self.phase.fire("end_scene")
@@ -597,7 +597,7 @@ class BloodberryGame(JudgeMixin):
             self.ctx.narrate("gm", self.sc.setting)
 
     # -- scenes ------------------------------------------------------------------------------------------------
-    def _scene(self, index: int, s: SceneData) -> Gen:
+    def _scene(self, index: int, s: SceneData, closed: bool = False) -> Gen:
         """§6 SCENE with §7.1 normal order. Returns True when the GM goes to the ending."""
         self.phase.fire("open_scene")
         self.scene_m.fire("frame")
@@ -615,7 +615,8 @@ class BloodberryGame(JudgeMixin):
             self.ctx.narrate("gm", s.text)
         # entry requests from PCs left out (§5.7 登場判定)
         self.scene_m.fire("entries")
-        yield from self._entry_requests(s)
+        if not closed:  # a flag event happens where the moving camp is: nobody else can ask to enter (HOUSE)
+            yield from self._entry_requests(s)
         self.scene_m.fire("run_events")
         for ev in s.events:
             yield from self._scene_event(s, ev)
@@ -1329,7 +1330,7 @@ class BloodberryGame(JudgeMixin):
         self.cf_m.fire(trig)
         self.cf_result = result
         self.result["confrontation"] = result
-        text = {"victory": cf.victory_text, "defeat": cf.defeat_text}.get(result, "")
+        text = {"victory": cf.victory_text, "defeat": cf.defeat_text, "rival_victory": cf.rival_victory_text}.get(result, "")
         self.ctx.info("confrontation_end", {"victory": "呪いに勝利した", "rival_victory": "対立する陣営が先に呪いを鎮めた",
                                             "defeat": "呪われてしまった", "withdrawn": "呪いは退いた (safety cap)"}[result],
                       result=result, winner=self.cf_winner)

@@ -164,7 +164,8 @@ class RoundProgression:
                 completes[f"take:{c.id}"] = rs
                 pairs.append((f"take:{c.id}", f"{card.code} を取り {c.code} を捨てる" + (f" → {'/'.join(ROLE_NAMES[r] for r in rs)}" if rs else "")))
             ch = yield from g.choose(y, "rp.change", f"チェンジ: {g.t.chars[placer].name} の捨てた {card.code} を取る?", "§7.4 CHANGE_WINDOW, A27",
-                                     pairs, context={"card": card.code, "placer": placer, "hand": self._hand_ctx(hand),
+                                     pairs, context={"card": card.code, "placer": placer, "placer_kind": g.t.chars[placer].kind,
+                                                     "in_confrontation": g.cf_m.state == "cf_loop", "hand": self._hand_ctx(hand),
                                                      "completes": completes})
             if ch == "pass":
                 continue

@@ -167,6 +167,7 @@ class Confrontation(_M):
     special_actions: list[SpecialAction] = Field(default_factory=list)
     victory_text: str = ""
     defeat_text: str = ""
+    rival_victory_text: str = Field("", description="narrated when an NPC camp settles the curses first")
     max_cycles: int = Field(12, ge=1, le=100, description="safety cap: after this many cycles the curse withdraws (HOUSE)")
 
 
@@ -232,7 +233,7 @@ class SceneData(_M):
     actions: list[SceneAction] = Field(default_factory=list)
     cycles: int = Field(1, ge=0, le=10, description="turn cycles before the scripted GM ends the scene")
     progression: Literal["normal_order", "round_progression"] = Field("normal_order", description="the scripted GM's choice for the scene's turns")
-    requires_flags: list[str] = Field(default_factory=list, description="the scene is skipped unless these flags are set")
+    requires_flags: list[str] = Field(default_factory=list, description="the scene is skipped unless these flags are set; a flag-map flag raised by camp C also sets '<flag>@<C>'")
     confrontation: Confrontation | None = None
     flag_map: FlagMapData | None = Field(None, description="this entry is a flag map (§7.6) instead of an ordinary scene")
     past_event: str = Field("", description="過去の残像 reproduces this (GM text)")
