@@ -7,6 +7,7 @@ Ctrl-C exits with 130 and the log kept, ready for ``trpg resume``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import os
@@ -15,7 +16,7 @@ import secrets
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -23,7 +24,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table as RichTable
 
-from engine.core.events import EndEvent, NarrationEvent, PhaseEvent, read_log
+from engine.core.events import AnswerEvent, EndEvent, InfoEvent, NarrationEvent, PhaseEvent, read_log
 from engine.core.machine import diagram
 from engine.core.registry import get_system, systems
 from engine.core.replay import brief_outcome, render_transcript, resume, verify
@@ -32,7 +33,10 @@ from engine.core.session import Session
 
 from .base import Agent
 from .human import HumanAgent, QuitAndSave
-from .table import ROLE_WORDS, AgentFactory, SeatSpec, Table, default_agent_factory
+from .table import ROLE_WORDS, AgentFactory, SeatSpec, Table, default_agent_factory, is_llm_policy
+
+if TYPE_CHECKING:
+    from .llm import LLMAgent
 
 __all__ = ["main", "CLIError"]
 
@@ -147,20 +151,117 @@ def _printer(console: Console) -> Callable[[Sequence[BaseModel]], None]:
         for e in events:
             if isinstance(e, NarrationEvent):
                 console.print(f"[bold]{escape(e.actor)}[/]: {escape(e.text)}")
+            elif isinstance(e, AnswerEvent):
+                spoken = e.answer.get("text")
+                if isinstance(spoken, str) and spoken:  # speech and GM narration that came with an answer
+                    console.print(f"[bold]{escape(e.actor)}[/]: {escape(spoken)}")
+            elif isinstance(e, InfoEvent) and e.topic == "fallback":
+                console.print(f"[dim]({escape(e.text)})[/]")
             elif isinstance(e, PhaseEvent):
                 console.rule(f"[dim]{escape(e.machine)}: {escape(e.dst)}[/]", style="dim")
 
     return show
 
 
-def _factory(seed: int, console: Console) -> AgentFactory:
+def _factory(seed: int, console: Console, llm: _LLMSeats | None = None) -> AgentFactory:
     def human() -> Agent:
         return HumanAgent(console)
 
-    return default_agent_factory(seed, human)
+    return default_agent_factory(seed, human, llm.agent if llm is not None else None)
 
 
-def _summary(console: Console, session: Session, table: Table | None, log: Path | str | None) -> None:
+#: estimated prompt tokens (characters / 2) that fit the local model's 4,096-token window with room for the reply
+LOCAL_MAX_PROMPT = 2000
+LOCAL_MAX_TOKENS = 300
+
+
+class _LLMSeats:
+    """LLM seats for one session: model settings from the flags (and a local server for ``--llm local``), one
+    ``LLMAgent`` per ``llm:<model>`` policy, and their numbers at the end."""
+
+    def __init__(self, args: argparse.Namespace, scenario_language: str, stack: contextlib.ExitStack):
+        self.args = args
+        self.stack = stack
+        self.local = getattr(args, "llm", None) == "local"
+        lang = getattr(args, "llm_language", None)
+        self.language = lang or ("en" if self.local else ("ja" if scenario_language == "ja" else "en"))
+        self.settings: Any = None
+        self.agents: dict[str, LLMAgent] = {}
+        self._overrides: dict[str, Any] = {}
+
+    def start(self) -> None:
+        """Resolve the settings (starting the local server first if asked)."""
+        from .models.config import resolve_settings
+
+        args = self.args
+        overrides: dict[str, Any] = {"base_url": args.llm_base_url, "model": args.llm_model, "mode": args.llm_mode}
+        if self.local:
+            from .local_llm import DEFAULT_MODE, LocalLLMError, local_server
+
+            try:
+                server = self.stack.enter_context(local_server())
+            except LocalLLMError as e:
+                raise CLIError(str(e)) from None
+            # the reply is one small JSON object: a smaller reservation leaves the 4,096-token window to the prompt
+            overrides.update(base_url=server.base_url, model=server.model, mode=args.llm_mode or DEFAULT_MODE,
+                             max_tokens=LOCAL_MAX_TOKENS)
+            print(f"local LLM {server.model} at {server.base_url}", file=sys.stderr)
+        self._overrides = overrides
+        self.settings = resolve_settings(overrides, Path(args.llm_config) if args.llm_config else None)
+
+    def rewrite(self, seats: SeatSpec) -> SeatSpec:
+        """``llm`` becomes ``llm:<model>`` so that the log header names the model."""
+        return SeatSpec(tuple((who, f"llm:{self.settings.model}" if pol == "llm" else pol) for who, pol in seats.entries))
+
+    def agent(self, policy: str) -> Agent:
+        from .llm import LLMAgent
+        from .models.config import make_model, resolve_settings
+
+        model_name = policy.split(":", 1)[1] if ":" in policy else self.settings.model
+        settings = self.settings
+        if model_name != settings.model:
+            settings = resolve_settings({**self._overrides, "model": model_name},
+                                        Path(self.args.llm_config) if self.args.llm_config else None)
+        model = make_model(settings)
+        self.stack.callback(_close_model, model)
+        endpoint = getattr(model, "endpoint", None)
+        base_url = endpoint if isinstance(endpoint, str) else settings.base_url
+        agent = LLMAgent(model, language=self.language, mode=settings.mode, name=f"llm:{model_name}",
+                         temperature=settings.temperature, max_tokens=settings.max_tokens, base_url=base_url,
+                         budget_tokens=self.args.llm_budget or (800 if self.local else 3000),
+                         max_prompt_tokens=self.args.llm_max_prompt or (LOCAL_MAX_PROMPT if self.local else None))
+        self.agents[policy] = agent
+        return agent
+
+    def summary_lines(self) -> list[str]:
+        from .llm import format_summary
+
+        return [format_summary(a.summary()) for a in self.agents.values() if a.decisions]
+
+
+def _close_model(model: Any) -> None:
+    close = getattr(model, "close", None)
+    if callable(close):
+        with contextlib.suppress(Exception):
+            close()
+
+
+def _llm_seats(args: argparse.Namespace, seats: SeatSpec, language: str, stack: contextlib.ExitStack) -> _LLMSeats | None:
+    if getattr(args, "llm", None) == "local" and getattr(args, "llm_base_url", None):
+        raise CLIError("--llm local and --llm-base-url exclude each other: the local server has its own URL")
+    if not any(is_llm_policy(p) for _, p in seats.entries):
+        return None
+    llm = _LLMSeats(args, language, stack)
+    llm.start()
+    return llm
+
+
+def _scenario_language(scenario: Any) -> str:
+    return str(getattr(getattr(scenario, "model", None), "language", "ja") or "ja")
+
+
+def _summary(console: Console, session: Session, table: Table | None, log: Path | str | None,
+             llm: _LLMSeats | None = None) -> None:
     console.rule("[bold]end[/]")
     outcome = session.outcome or {}
     for k, v in outcome.items():
@@ -171,9 +272,12 @@ def _summary(console: Console, session: Session, table: Table | None, log: Path 
     if log:
         bits.append(f"log {log}")
     console.print(escape("; ".join(bits)), style="dim")
+    for line in llm.summary_lines() if llm is not None else []:
+        console.print(escape(line), style="dim")
 
 
-def _run_table(session: Session, table: Table, log: Path | str, quiet: bool, console: Console) -> int:
+def _run_table(session: Session, table: Table, log: Path | str, quiet: bool, console: Console,
+               llm: _LLMSeats | None = None) -> int:
     try:
         table.run()
     except QuitAndSave:
@@ -188,11 +292,16 @@ def _run_table(session: Session, table: Table, log: Path | str, quiet: bool, con
         session.close()
         raise
     if not quiet:
-        _summary(console, session, table, log)
+        _summary(console, session, table, log, llm)
     return 0
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    with contextlib.ExitStack() as stack:
+        return _play(args, stack)
+
+
+def _play(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     scenario = load_scenario(args.scenario)
     seed = args.seed if args.seed is not None else secrets.randbelow(1_000_000)
     seats = SeatSpec.parse(args.seat) if args.seat else SeatSpec.default()
@@ -205,6 +314,9 @@ def cmd_play(args: argparse.Namespace) -> int:
             "or pass --overwrite"
         )
     console = _out()
+    llm = _llm_seats(args, seats, _scenario_language(scenario), stack)
+    if llm is not None:
+        seats = llm.rewrite(seats)
     try:
         session = Session(scenario, seed, config=config, log_path=log, seats=seats.to_header(), options=options)
     except ValidationError as e:
@@ -221,11 +333,16 @@ def cmd_play(args: argparse.Namespace) -> int:
         )
     if not args.quiet:
         console.print(f"[bold]{escape(str(getattr(scenario.model, 'title', scenario.id)))}[/] — seed {seed}, seats {escape(str(seats))}, log {escape(str(log))}")
-    table = Table(session, seats, _factory(seed, console), observer=None if args.quiet else _printer(console))
-    return _run_table(session, table, log, args.quiet, console)
+    table = Table(session, seats, _factory(seed, console, llm), observer=None if args.quiet else _printer(console))
+    return _run_table(session, table, log, args.quiet, console, llm)
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
+    with contextlib.ExitStack() as stack:
+        return _resume(args, stack)
+
+
+def _resume(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     console = _out()
     session = resume(args.log)
     if session.is_over:
@@ -234,7 +351,8 @@ def cmd_resume(args: argparse.Namespace) -> int:
             _summary(console, session, None, args.log)
         return 0
     seats = SeatSpec.from_header(session.seats)
-    table = Table(session, seats, _factory(session.seed, console), observer=None if args.quiet else _printer(console))
+    llm = _llm_seats(args, seats, _scenario_language(session.scenario), stack)
+    table = Table(session, seats, _factory(session.seed, console, llm), observer=None if args.quiet else _printer(console))
     table.mark_seen()
     if not args.quiet:
         d = session.pending
@@ -242,7 +360,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
         console.print(f"resumed {escape(str(args.log))} at decision #{d.seq} ({escape(d.kind)} for {escape(d.actor)}), seats {escape(str(seats))}")
         recap = [e for e in session.events if isinstance(e, NarrationEvent)][-3:]
         _printer(console)(recap)
-    return _run_table(session, table, args.log, args.quiet, console)
+    return _run_table(session, table, args.log, args.quiet, console, llm)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -298,7 +416,34 @@ def cmd_new_character(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_llm_serve(args: argparse.Namespace) -> int:
+    from .local_llm import LocalLLMError, serve
+
+    try:
+        return serve(args.port)
+    except LocalLLMError as e:
+        raise CLIError(str(e)) from None
+
+
 # -- the parser --------------------------------------------------------------------------------------------------
+def _llm_flags(s: argparse.ArgumentParser) -> None:
+    from .models.base import OUTPUT_MODES
+
+    g = s.add_argument_group("LLM seats (--seat ROLE=llm or ROLE=llm:<model>)")
+    g.add_argument("--llm-base-url", metavar="URL", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL, else OpenAI)")
+    g.add_argument("--llm-model", metavar="NAME", help="model for `llm` seats (default: TRPG_LLM_MODEL, the config file, gpt-4o-mini)")
+    g.add_argument("--llm-mode", choices=OUTPUT_MODES, help="how structured output is asked for (default json_schema; "
+                   "json_object_schema with --llm local)")
+    g.add_argument("--llm-config", metavar="FILE", help="model settings file (.toml or .yaml)")
+    g.add_argument("--llm", choices=("local",), help="local: start the demo SmolLM2 server for this session and stop it after")
+    g.add_argument("--llm-language", choices=("ja", "en"), help="narration language of LLM seats (default: the scenario's; "
+                   "en with --llm local)")
+    g.add_argument("--llm-budget", type=int, metavar="TOKENS", help="token budget of the recent transcript in a prompt "
+                   "(default 3000; 800 with --llm local)")
+    g.add_argument("--llm-max-prompt", type=int, metavar="TOKENS", help="compact prompts larger than this (estimated "
+                   "tokens) for small context windows (default: no limit; 2000 with --llm local)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="trpg", description="Run Japanese TRPG sessions with AI, scripted and human players.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -324,20 +469,29 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("play", help="play a scenario")
     s.add_argument("scenario", metavar="SCENARIO")
     s.add_argument("--seat", action="append", metavar="ROLE=POLICY",
-                   help="ROLE: gm, pcs, npcs, first_pc, all or a character id; POLICY: scripted, random, human. "
-                        "Later seats override earlier ones. Default: first PC human, the rest scripted")
+                   help="ROLE: gm, pcs, npcs, first_pc, all or a character id; POLICY: scripted, random, human, llm "
+                        "or llm:<model>. Later seats override earlier ones. Default: first PC human, the rest scripted")
     s.add_argument("--seed", type=int, help="dice and random-agent seed (default: a random one, printed)")
     s.add_argument("--log", metavar="FILE", help="default logs/<scenario_id>-<seed>.jsonl")
     s.add_argument("--config", action="append", metavar="KEY=VALUE", help="override a rule option")
     s.add_argument("--create", action="store_true", help="create the PCs at the table instead of using the scenario's")
     s.add_argument("--quiet", action="store_true", help="print nothing but errors")
     s.add_argument("--overwrite", action="store_true", help="replace an existing log file")
+    _llm_flags(s)
     s.set_defaults(func=cmd_play)
 
     s = sub.add_parser("resume", help="carry on an interrupted session from its log")
     s.add_argument("log", metavar="LOG")
     s.add_argument("--quiet", action="store_true")
+    _llm_flags(s)
     s.set_defaults(func=cmd_resume)
+
+    s = sub.add_parser("llm", help="LLM helpers: run the local demo model")
+    llm_sub = s.add_subparsers(dest="llm_command", metavar="LLM_COMMAND", parser_class=_Parser)
+    llm_sub.required = True
+    t = llm_sub.add_parser("serve", help="serve the local SmolLM2 model (llama.cpp) on 127.0.0.1 until Ctrl-C")
+    t.add_argument("--port", type=int, help="port (default: a free one)")
+    t.set_defaults(func=cmd_llm_serve)
 
     s = sub.add_parser("replay", help="render a log as a transcript, or verify it by replaying")
     s.add_argument("log", metavar="LOG")
@@ -384,9 +538,11 @@ def _error_text(e: Exception) -> str:
     from engine.core.replay import ReplayError
     from engine.core.scenario import ScenarioError
 
+    from .models.config import ConfigError
+    from .prompting import PromptError
     from .table import SeatError, TableError
 
-    if isinstance(e, (CLIError, ScenarioError, ReplayError, LogReadError, SeatError, TableError)):
+    if isinstance(e, (CLIError, ScenarioError, ReplayError, LogReadError, SeatError, TableError, ConfigError, PromptError)):
         text = str(e)
     elif isinstance(e, ValidationError):
         text = "invalid data: " + "; ".join(f"`{f}`: {p}" if f else p for f, p in format_validation_error(e))

@@ -32,12 +32,14 @@ __all__ = [
     "default_agent_factory",
     "run_many",
     "POLICIES",
+    "LLMFactory",
+    "is_llm_policy",
     "ROLE_WORDS",
     "MAX_DECISIONS",
     "ILLEGAL_RETRIES",
 ]
 
-POLICIES = ("scripted", "random", "human")
+POLICIES = ("scripted", "random", "human", "llm")
 #: seat words that name groups of actors; anything else is a character id
 ROLE_WORDS = ("all", "gm", "pcs", "npcs", "first_pc")
 _ALIASES = {"pc": "pcs", "npc": "npcs", "enemies": "npcs", "curses": "npcs"}
@@ -49,6 +51,8 @@ ILLEGAL_RETRIES = 2
 
 #: builds the agent for a seat: (policy, actor) -> agent
 AgentFactory = Callable[[str, str], Agent]
+#: builds the agent for an LLM seat from its policy ("llm" or "llm:<model>")
+LLMFactory = Callable[[str], Agent]
 #: called with the events the session produced since the last call (live narration in the CLI)
 Observer = Callable[[Sequence[BaseModel]], None]
 
@@ -76,8 +80,8 @@ class SeatSpec:
             if not sep or not role or not policy:
                 raise SeatError(f"bad seat {item!r}: write ROLE=POLICY, e.g. gm=scripted, pcs=random, aoi=human, all=scripted")
             role = _ALIASES.get(role, role)
-            if policies is not None and policy not in policies and not policy.startswith("llm:"):
-                raise SeatError(f"bad seat {item!r}: unknown policy {policy!r}; known: {', '.join(policies)}")
+            if policies is not None and policy not in policies and not is_llm_policy(policy):
+                raise SeatError(f"bad seat {item!r}: unknown policy {policy!r}; known: {', '.join(policies)}, llm:<model>")
             out.pop(role, None)  # a repeated role moves to the end: it overrides everything before it
             out[role] = policy
         return cls(tuple(out.items()))
@@ -106,13 +110,26 @@ class SeatSpec:
         return " ".join(f"{k}={v}" for k, v in self.entries)
 
 
-def default_agent_factory(seed: int = 0, human: Callable[[], Agent] | None = None) -> AgentFactory:
-    """scripted / random / human agents; one shared instance per policy (random agents are stateless anyway)."""
+def is_llm_policy(policy: str) -> bool:
+    """``llm`` (the configured model) or ``llm:<model>``."""
+    return policy == "llm" or (policy.startswith("llm:") and len(policy) > 4)
+
+
+def default_agent_factory(seed: int = 0, human: Callable[[], Agent] | None = None, llm: LLMFactory | None = None) -> AgentFactory:
+    """scripted / random / human / llm agents; one shared instance per policy (random agents are stateless anyway;
+    an LLM agent's counters then add up per policy)."""
     cache: dict[str, Agent] = {}
 
     def make(policy: str, actor: str) -> Agent:
         if policy not in cache:
-            if policy == "scripted":
+            if is_llm_policy(policy):
+                if llm is None:
+                    raise SeatError(
+                        f"seat policy {policy!r} needs a model: give --llm-base-url/--llm-model, --llm-config or --llm local "
+                        "(or pass an llm factory to default_agent_factory)"
+                    )
+                cache[policy] = llm(policy)
+            elif policy == "scripted":
                 from .scripted import ScriptedAgent
 
                 cache[policy] = ScriptedAgent()
@@ -207,8 +224,10 @@ class Table:
                 self.observer(new)
 
     def _try(self, agent: Agent, decision: Decision, answer: Any) -> IllegalAnswer | None:
+        # an agent may hand over another policy's answer (an LLM agent's scripted fallback): log who really answered
+        policy = getattr(answer, "policy", None)
         try:
-            self.session.answer(answer, policy=agent.name)
+            self.session.answer(answer, policy=policy if isinstance(policy, str) and policy else agent.name)
         except IllegalAnswer as e:
             self.illegal += 1
             notify = getattr(agent, "notify_illegal", None)

@@ -1,0 +1,572 @@
+"""LLM-backed seats: a model answers the engine's decisions through one structured-output exchange per decision.
+
+Per decision the agent renders the role's prompt (``agent.prompting``), sends it with a hand-built reply schema
+(an object envelope: ``choice`` / ``choices`` / ``payload`` plus an optional ``say``; plain JSON Schema, no
+``oneOf``, so OpenAI strict mode, vLLM, Ollama and llama.cpp all take it), parses the reply leniently and lets the
+engine judge it with ``Decision.check``. A refused or unreadable reply is re-asked with the engine's exact message
+(pydantic-ai's output retries), at most ``max_reasks`` times; then the scripted policy answers and a ``fallback``
+notice is logged. A transport failure (``ModelError``) falls back at once. Every exchange is logged as a
+``model_call`` event before the answer reaches the session, so a log shows what the model saw and said, and replay
+re-inserts those events untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+import sys
+import weakref
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from engine.core.decision import Answer, Decision, IllegalAnswer
+from engine.core.events import InfoEvent, ModelCallEvent
+from engine.core.replay import FALLBACK_TOPIC
+
+from .models.base import Model, ModelError, ModelReply, ModelRequest, OutputMode
+from .prompting import PromptLibrary, RenderedPrompt, approx_tokens, build_prompt, default_library
+
+if TYPE_CHECKING:
+    from engine.core.session import Session
+
+__all__ = [
+    "LLMAgent",
+    "PolicyAnswer",
+    "ParsedReply",
+    "reply_schema",
+    "strict_schema",
+    "parse_reply",
+    "speaks",
+    "role_for",
+    "format_summary",
+    "SAY_MAX",
+]
+
+#: longest "say" text (speech / narration) a model may attach to an answer
+SAY_MAX = 300
+#: decisions on which a PC, NPC or curse declares something aloud (a GM always may speak)
+_DECLARATIONS = frozenset({"pc.declare", "pc.cf_action", "curse.action", "bs.relation", "bs.proposal", "rc.declare"})
+_REASK_TEMPLATE = "common/reask.md.j2"
+_CHOICE_ALIASES = ("choice", "answer", "option", "id", "option_id")
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyAnswer(Answer):
+    """An answer that names the policy that produced it: the table logs ``policy`` instead of the agent's name
+    (the scripted policy's answer after an LLM fallback is logged as ``scripted``)."""
+
+    policy: str = ""
+
+
+# -- the reply schema ------------------------------------------------------------------------------------------------
+def speaks(decision: Decision, role: str) -> bool:
+    """Whether the reply may carry ``say``: the GM always; others on declarations or when the decision asks."""
+    return role == "gm" or decision.speech or decision.kind in _DECLARATIONS
+
+
+_ALTERNATION = re.compile(r"^\^?\(?((?:[A-Za-z0-9_\-]+\|)+[A-Za-z0-9_\-]+)\)?\$?$")
+
+
+def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A pydantic JSON schema made portable: ``$defs`` inlined, no ``default``/``title``, every property required
+    and no extra ones (OpenAI strict mode), tuples as fixed-length arrays, ``^(a|b)$`` patterns as enums."""
+    defs = dict(schema.get("$defs", {}))
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(x) for x in node]
+        if not isinstance(node, Mapping):
+            return node
+        if "$ref" in node:
+            name = str(node["$ref"]).rsplit("/", 1)[-1]
+            merged = {**defs.get(name, {}), **{k: v for k, v in node.items() if k != "$ref"}}
+            return walk(merged)
+        out: dict[str, Any] = {}
+        for k, v in node.items():
+            if k in ("$defs", "default", "title"):
+                continue
+            out[k] = walk(v)
+        if "prefixItems" in out:
+            items = out.pop("prefixItems")
+            uniq = [json.loads(s) for s in dict.fromkeys(json.dumps(i, sort_keys=True) for i in items)]
+            out["items"] = uniq[0] if len(uniq) == 1 else {"anyOf": uniq}
+            out.setdefault("minItems", len(items))
+            out.setdefault("maxItems", len(items))
+        pattern = out.get("pattern")
+        if out.get("type") == "string" and isinstance(pattern, str):
+            m = _ALTERNATION.match(pattern)
+            if m:
+                out.pop("pattern")
+                out["enum"] = m.group(1).split("|")
+        if out.get("type") == "object" and "properties" in out:
+            out["required"] = list(out["properties"])
+            out["additionalProperties"] = False
+        return out
+
+    result = walk(schema)
+    assert isinstance(result, dict)
+    return result
+
+
+def reply_schema(decision: Decision, *, say: bool) -> dict[str, Any]:
+    """The reply envelope for ``decision``: ``choice`` (pick one), ``choices`` (pick many) or ``payload``, and
+    ``say`` (string or null) when the role speaks."""
+    props: dict[str, Any] = {}
+    if decision.payload_model is not None:
+        props["payload"] = strict_schema(decision.payload_model.model_json_schema())
+    elif decision.pick is not None:
+        lo, hi = decision.pick
+        props["choices"] = {"type": "array", "items": {"type": "string", "enum": decision.option_ids},
+                            "minItems": lo, "maxItems": hi}
+    else:
+        props["choice"] = {"type": "string", "enum": decision.option_ids}
+    if say:
+        props["say"] = {"type": ["string", "null"], "maxLength": SAY_MAX,
+                        "description": "speech or narration shown to the table; never changes the rules"}
+    return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
+
+
+# -- lenient parsing -----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ParsedReply:
+    #: the envelope handed to ``Decision.check`` (None when the reply could not be read)
+    answer: dict[str, Any] | None
+    #: what the reply decoded to (for the log)
+    value: Any = None
+    #: why the reply could not be read
+    problem: str | None = None
+
+
+_FENCE = re.compile(r"```[A-Za-z0-9_-]*\s*\n?(.*?)```", re.S)
+_NOTHING = object()
+
+
+def _first_json(text: str) -> Any:
+    """The whole text as JSON, else the first JSON object in it; raw newlines inside strings are tolerated."""
+    dec = json.JSONDecoder(strict=False)
+    try:
+        return dec.decode(text)
+    except ValueError:
+        pass
+    start = text.find("{")
+    while start != -1:
+        try:
+            value, _ = dec.raw_decode(text, start)
+            return value
+        except ValueError:
+            start = text.find("{", start + 1)
+    return _NOTHING
+
+
+def _resolve(token: Any, decision: Decision) -> Any:
+    """An option id as given, or the id of an option whose label (or id, ignoring case) matches."""
+    if not isinstance(token, str):
+        if isinstance(token, Mapping) and isinstance(token.get("id"), str):
+            return token["id"]
+        return token
+    t = token.strip().strip("`'\"「」").strip()
+    ids = decision.option_ids
+    if t in ids:
+        return t
+    for o in decision.options or ():
+        if o.label.strip() == t:
+            return o.id
+    low = t.lower().rstrip(".")
+    for oid in ids:
+        if oid.lower() == low:
+            return oid
+    return token
+
+
+def _say(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    return text[:SAY_MAX] if text else None
+
+
+_CHOICE_FIELD = re.compile(r'"choice"\s*:\s*"((?:[^"\\]|\\.)*)"')
+_CHOICES_FIELD = re.compile(r'"choices"\s*:\s*\[([^\]]*)\]')
+
+
+def _salvage(text: str, decision: Decision) -> dict[str, Any] | None:
+    """A broken object (cut off by the token limit, or prose inside a string) whose ``choice``/``choices`` field is
+    still whole: keep the listed ids, drop the rest (the "say" is lost)."""
+    if decision.payload_model is not None:
+        return None
+    if decision.pick is None:
+        m = _CHOICE_FIELD.search(text)
+        if m:
+            oid = _resolve(m.group(1), decision)
+            if oid in decision.option_ids:
+                return {"choice": oid}
+        return None
+    m = _CHOICES_FIELD.search(text)
+    if m:
+        try:
+            items = json.loads(f"[{m.group(1)}]")
+        except ValueError:
+            return None
+        ids = [_resolve(x, decision) for x in items]
+        if all(x in decision.option_ids for x in ids):
+            return {"choices": ids}
+    return None
+
+
+def parse_reply(text: str | None, decision: Decision, *, say: bool) -> ParsedReply:
+    """Read a model's reply as an answer envelope, leniently: code fences stripped, the first JSON object taken,
+    raw newlines in strings tolerated, a bare option id or option label accepted, the ``choice`` of an object cut
+    off by the token limit kept. Legality is not judged here."""
+    raw = (text or "").strip()
+    if not raw:
+        return ParsedReply(None, None, "the reply was empty; reply with one JSON object")
+    fenced = _FENCE.search(raw)
+    body = fenced.group(1).strip() if fenced else raw
+    value = _first_json(body)
+    if value is _NOTHING and fenced:
+        value = _first_json(raw)
+    if value is _NOTHING:
+        salvaged = _salvage(raw, decision)
+        if salvaged is not None:
+            return ParsedReply(salvaged, None)
+        if decision.payload_model is None:
+            token = body.strip().strip("`").strip()
+            if decision.pick is None:
+                resolved = _resolve(token, decision)
+                if resolved in decision.option_ids:
+                    return ParsedReply({"choice": resolved}, token)
+            else:
+                parts = [_resolve(p, decision) for p in re.split(r"[,\s]+", token) if p]
+                if parts and all(p in decision.option_ids for p in parts):
+                    return ParsedReply({"choices": parts}, token)
+        return ParsedReply(None, None, f"the reply is not JSON: {raw[:120]!r}; reply with one JSON object matching the schema")
+    envelope: dict[str, Any] = {}
+    spoken: str | None = None
+    if decision.payload_model is not None:
+        if isinstance(value, Mapping):
+            spoken = _say(value.get("say"))
+            payload = value.get("payload", _NOTHING)
+            if payload is _NOTHING:  # the payload itself, without the envelope
+                payload = {k: v for k, v in value.items() if k != "say"}
+            if isinstance(payload, str):
+                decoded = _first_json(payload)
+                payload = decoded if decoded is not _NOTHING else payload
+            envelope["payload"] = payload
+        else:
+            envelope["payload"] = value
+    elif decision.pick is None:
+        if isinstance(value, Mapping):
+            spoken = _say(value.get("say", value.get("text")))
+            choice: Any = next((value[k] for k in _CHOICE_ALIASES if k in value), value.get("choices", value))
+            if isinstance(choice, list) and len(choice) == 1:
+                choice = choice[0]
+        else:
+            choice = value
+        envelope["choice"] = _resolve(choice, decision)
+    else:
+        if isinstance(value, Mapping):
+            spoken = _say(value.get("say", value.get("text")))
+            picked: Any = value.get("choices", value.get("choice", value))
+        else:
+            picked = value
+        if isinstance(picked, str):
+            picked = [picked]
+        envelope["choices"] = [_resolve(x, decision) for x in picked] if isinstance(picked, list) else picked
+    if say and spoken:
+        envelope["text"] = spoken
+    return ParsedReply(envelope, value)
+
+
+# -- roles ---------------------------------------------------------------------------------------------------------
+RoleOf = Callable[[str], str | None] | Mapping[str, str]
+
+
+def role_for(decision: Decision, session: Session, role_of: RoleOf | None = None) -> str:
+    """The template role of the deciding actor: gm, pc, npc or curse (a formed curse is an NPC to the engine)."""
+    if role_of is not None:
+        given = role_of.get(decision.actor) if isinstance(role_of, Mapping) else role_of(decision.actor)
+        if given:
+            return given
+    role = session.actor_role(decision.actor)
+    if role == "npc":
+        me = decision.observation.get("me") or {}
+        if isinstance(me, Mapping) and me.get("kind") == "curse":
+            return "curse"
+    return role if role in ("gm", "pc", "npc") else "npc"
+
+
+# -- the agent -----------------------------------------------------------------------------------------------------
+class _Exchange:
+    """One decision's conversation with the model: first ask, re-asks, verdict. Shared by act and act_async."""
+
+    def __init__(self, agent: LLMAgent, decision: Decision, session: Session):
+        self.agent = agent
+        self.decision = decision
+        self.session = session
+        self.role = role_for(decision, session, agent.role_of)
+        self.say = speaks(decision, self.role)
+        self.schema = reply_schema(decision, say=self.say)
+        self.prompt: RenderedPrompt = build_prompt(
+            decision, session.events, system=session.system.id, role=self.role, schema=self.schema, speaks=self.say,
+            language=agent.language, budget_tokens=agent.budget_tokens, library=agent.library,
+            max_prompt_tokens=agent.max_prompt_tokens,
+        )
+        self.messages: list[dict[str, str]] = list(self.prompt.messages)
+        self.templates = dict(self.prompt.templates)
+        self.index = 0  # 0 = first ask, then re-asks
+        self.answer: Answer | None = None
+        self.last_problem = ""
+        self.reason = ""
+
+    def request(self) -> ModelRequest | None:
+        if self.answer is not None or self.reason:
+            return None
+        name = re.sub(r"[^A-Za-z0-9_-]", "_", self.decision.kind) or "answer"
+        return ModelRequest(messages=[dict(m) for m in self.messages], schema=self.schema, schema_name=name,
+                            mode=self.agent.mode, temperature=self.agent.temperature, max_tokens=self.agent.max_tokens,
+                            seed=self.session.seed)
+
+    def _record(self, request: ModelRequest, reply: ModelReply | None, parsed: Any, error: str | None,
+                retries: int = 0) -> None:
+        a = self.agent
+        prompt_text = "".join(m["content"] for m in request.messages)
+        pt = reply.prompt_tokens if reply is not None else None
+        ct = reply.completion_tokens if reply is not None else None
+        estimated = pt is None or ct is None
+        if pt is None:
+            pt = approx_tokens(prompt_text)
+        if ct is None:
+            ct = approx_tokens(reply.text) if reply is not None else 0
+        latency = round(float(reply.latency_s), 4) if reply is not None else 0.0
+        a.calls += 1
+        if reply is not None:  # the medians describe answered calls
+            a.prompt_tokens.append(pt)
+            a.completion_tokens.append(ct)
+            a.latencies.append(latency)
+        tokens: dict[str, Any] = {"prompt": pt, "completion": ct}
+        if estimated:
+            tokens["estimated"] = True
+        data: dict[str, Any] = {
+            "model": (reply.model if reply is not None and reply.model else a.model.name),
+            "mode": request.mode,
+            "template_id": self.prompt.template_id,
+            "template_hash": self.prompt.template_hash,
+            "templates": dict(self.templates),
+            **({"compacted": True} if self.prompt.compacted else {}),
+            "messages": request.messages,
+            "reply": reply.text if reply is not None else None,
+            "parsed": parsed,
+            "tokens": tokens,
+            "latency_s": latency,
+            "retries": reply.retries if reply is not None else retries,
+            "reask_index": self.index,
+            "error": error,
+        }
+        self.session.record(ModelCallEvent(seq=self.decision.seq, actor=self.decision.actor, kind=self.decision.kind,
+                                           data=_jsonable(data)))
+
+    def failed(self, request: ModelRequest, error: ModelError) -> None:
+        """The model failed (transport, refused request, unreadable response): log the call, warn once per session,
+        fall back at once."""
+        self.agent.errors += 1
+        self._record(request, None, None, f"{error.kind}: {error}", retries=error.retries)
+        self.agent._warn_failure(self.session, error)
+        self.reason = "transport" if error.kind == "transport" else "model_error"
+        self.last_problem = str(error)
+
+    def got(self, request: ModelRequest, reply: ModelReply) -> None:
+        a = self.agent
+        parsed = parse_reply(reply.text, self.decision, say=self.say)
+        problem = parsed.problem
+        if parsed.answer is not None:
+            try:
+                self.answer = self.decision.check(parsed.answer)
+            except IllegalAnswer as e:
+                problem = str(e)  # the engine's exact message goes back to the model
+                a.illegal += 1
+        else:
+            a.invalid += 1
+        self._record(request, reply, parsed.answer if parsed.answer is not None else parsed.value, problem)
+        if self.answer is not None:
+            return
+        assert problem is not None
+        self.last_problem = problem
+        if self.index >= a.max_reasks:
+            self.reason = "illegal" if parsed.answer is not None else "invalid"
+            return
+        if self.index == 0:
+            a.reasked_decisions += 1
+        a.reasks += 1
+        self.index += 1
+        reask, reask_hash = a.library.render_text(_REASK_TEMPLATE, {"language": a.language, "problem": problem})
+        self.templates[_REASK_TEMPLATE] = reask_hash
+        self.messages += [{"role": "assistant", "content": reply.text or ""}, {"role": "user", "content": reask}]
+
+    def result(self) -> Any:
+        a = self.agent
+        a.decisions += 1
+        if self.answer is not None:
+            return self.answer
+        return a._fall_back(self.decision, self.session, self.reason or "invalid", self.last_problem, self.index + 1)
+
+
+def _jsonable(value: Any) -> Any:
+    """JSON-safe copy (pydantic models and tuples from parsed payloads), so the event serialises and replays."""
+    return json.loads(json.dumps(value, ensure_ascii=False, default=str))
+
+
+class LLMAgent:
+    """An agent backed by a ``Model`` (see the module docstring). One instance may serve many seats and sessions;
+    its counters add up over all of them."""
+
+    def __init__(
+        self,
+        model: Model,
+        *,
+        role_of: RoleOf | None = None,
+        language: str = "ja",
+        mode: OutputMode = "json_schema",
+        max_reasks: int = 2,
+        budget_tokens: int = 3000,
+        name: str | None = None,
+        library: PromptLibrary | None = None,
+        temperature: float = 0.0,
+        max_tokens: int = 512,
+        base_url: str | None = None,
+        fallback: Any = None,
+        max_prompt_tokens: int | None = None,
+    ):
+        self.model = model
+        self.name = name or f"llm:{model.name}"
+        self.role_of = role_of
+        self.language = language
+        self.mode = mode
+        self.max_reasks = max_reasks
+        self.budget_tokens = budget_tokens
+        #: small context windows: compact prompts estimated above this many tokens (see agent.prompting.build_prompt)
+        self.max_prompt_tokens = max_prompt_tokens
+        self.library = library or default_library()
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        endpoint = getattr(model, "endpoint", None)  # OpenAIModel: the URL without credentials
+        self.base_url = base_url or (endpoint if isinstance(endpoint, str) else None) or getattr(model, "base_url", None)
+        if fallback is None:
+            from .scripted import ScriptedAgent
+
+            fallback = ScriptedAgent()
+        self.fallback = fallback
+        # counters (summary() turns them into rates)
+        self.decisions = 0
+        self.calls = 0
+        self.reasks = 0
+        self.reasked_decisions = 0
+        self.fallbacks = 0
+        self.illegal = 0
+        self.invalid = 0
+        self.errors = 0
+        self.prompt_tokens: list[int] = []
+        self.completion_tokens: list[int] = []
+        self.latencies: list[float] = []
+        self._warned: weakref.WeakSet[Any] = weakref.WeakSet()
+
+    # -- answering -------------------------------------------------------------------------------------------------
+    def act(self, decision: Decision, session: Session) -> Any:
+        ex = _Exchange(self, decision, session)
+        while (req := ex.request()) is not None:
+            try:
+                reply = self.model.generate(req)
+            except ModelError as e:
+                ex.failed(req, e)
+            else:
+                ex.got(req, reply)
+        return ex.result()
+
+    async def act_async(self, decision: Decision, session: Session) -> Any:
+        ex = _Exchange(self, decision, session)
+        while (req := ex.request()) is not None:
+            try:
+                reply = await self.model.agenerate(req)
+            except ModelError as e:
+                ex.failed(req, e)
+            else:
+                ex.got(req, reply)
+        return ex.result()
+
+    def notify_illegal(self, error: IllegalAnswer) -> None:
+        """The table's hook; answers are checked before they leave the agent, so this only counts."""
+        self.illegal += 1
+
+    def _fall_back(self, decision: Decision, session: Session, reason: str, problem: str, asked: int) -> Any:
+        self.fallbacks += 1
+        why = {"transport": "could not reach the model", "model_error": "got an error from the model",
+               "illegal": f"answered illegally {asked} times",
+               "invalid": f"gave no readable answer {asked} times"}.get(reason, reason)
+        session.record(InfoEvent(
+            topic=FALLBACK_TOPIC,
+            text=f"{self.name} {why} for {decision.kind}; the scripted policy answers",
+            data={"seq": decision.seq, "actor": decision.actor, "policy": self.name, "reason": reason, "error": problem},
+        ))
+        raw = self.fallback.act(decision, session)
+        policy = str(getattr(self.fallback, "name", "scripted"))
+        try:
+            ans = decision.check(raw)
+        except IllegalAnswer:
+            return raw  # the table refuses it and deals with it as with any illegal answer
+        return PolicyAnswer(choice=ans.choice, choices=ans.choices, payload=ans.payload, text=ans.text, policy=policy)
+
+    def _warn_failure(self, session: Session, error: ModelError) -> None:
+        if session in self._warned:
+            return
+        self._warned.add(session)
+        where = self.base_url or self.model.name
+        if error.kind == "transport":
+            print(f"LLM unreachable at {where}: falling back to scripted answers ({error})", file=sys.stderr)
+        else:
+            print(f"LLM at {where} failed a request ({error.kind}): falling back to scripted answers ({error})",
+                  file=sys.stderr)
+
+    # -- numbers ---------------------------------------------------------------------------------------------------
+    @property
+    def tokens(self) -> dict[str, int]:
+        """Total prompt and completion tokens (as reported by the endpoint, else estimated)."""
+        return {"prompt": sum(self.prompt_tokens), "completion": sum(self.completion_tokens)}
+
+    def summary(self) -> dict[str, Any]:
+        n = self.decisions
+
+        def med(xs: list[int] | list[float]) -> float | None:
+            return float(statistics.median(xs)) if xs else None
+
+        return {
+            "agent": self.name,
+            "decisions": n,
+            "calls": self.calls,
+            "calls_per_decision": self.calls / n if n else 0.0,
+            "reasks": self.reasks,
+            "reask_rate": self.reasked_decisions / n if n else 0.0,
+            "fallbacks": self.fallbacks,
+            "fallback_rate": self.fallbacks / n if n else 0.0,
+            "illegal": self.illegal,
+            "invalid": self.invalid,
+            "errors": self.errors,
+            "tokens": self.tokens,
+            "median_prompt_tokens": med(self.prompt_tokens),
+            "median_completion_tokens": med(self.completion_tokens),
+            "median_latency_s": med(self.latencies),
+        }
+
+
+def format_summary(s: Mapping[str, Any]) -> str:
+    """One line for the terminal."""
+
+    def num(x: Any, fmt: str = "{:.0f}") -> str:
+        return "-" if x is None else fmt.format(x)
+
+    return (
+        f"{s['agent']}: {s['calls']} calls for {s['decisions']} decisions ({s['calls_per_decision']:.2f} per decision); "
+        f"median tokens {num(s['median_prompt_tokens'])} prompt / {num(s['median_completion_tokens'])} completion; "
+        f"median latency {num(s['median_latency_s'], '{:.2f}')} s; re-ask rate {s['reask_rate']:.1%}; "
+        f"fallback rate {s['fallback_rate']:.1%}"
+    )
