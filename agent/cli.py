@@ -291,9 +291,28 @@ def _run_table(session: Session, table: Table, log: Path | str, quiet: bool, con
     except BaseException:
         session.close()
         raise
+    campaign_file = session.options.get("campaign_file")
+    if campaign_file and session.outcome and "campaign" in session.outcome:
+        Path(campaign_file).write_text(yaml.safe_dump(session.outcome["campaign"], allow_unicode=True, sort_keys=False),
+                                       encoding="utf-8")
+        if not quiet:
+            console.print(f"campaign saved to {escape(str(campaign_file))} (sessions played: {session.outcome['campaign'].get('sessions_played')})")
     if not quiet:
         _summary(console, session, table, log, llm)
     return 0
+
+
+def _load_campaign(path: Path) -> dict[str, Any] | None:
+    """A campaign file carries what one session hands the next (written at the end of a session with --campaign)."""
+    if not path.exists():
+        return None
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as e:
+        raise CLIError(f"{path}: cannot read the campaign file ({str(e).splitlines()[0]})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("pcs", {}), dict):
+        raise CLIError(f"{path}: not a campaign file (a mapping with system, pcs and relations is expected)")
+    return data
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -307,6 +326,13 @@ def _play(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     seats = SeatSpec.parse(args.seat) if args.seat else SeatSpec.default()
     config = _parse_config(args.config or [])
     options: dict[str, Any] = {"create_pcs": True} if args.create else {}
+    if getattr(args, "campaign", None):
+        camp = _load_campaign(Path(args.campaign))
+        if camp is not None:
+            if camp.get("system") not in (None, scenario.system.id):
+                raise CLIError(f"{args.campaign}: a {camp.get('system')} campaign cannot continue in a {scenario.system.id} scenario")
+            options["campaign"] = camp
+        options["campaign_file"] = str(args.campaign)
     log = Path(args.log) if args.log else Path("logs") / f"{scenario.id}-{seed}.jsonl"
     if log.exists() and not args.overwrite:
         raise CLIError(
@@ -475,6 +501,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--log", metavar="FILE", help="default logs/<scenario_id>-<seed>.jsonl")
     s.add_argument("--config", action="append", metavar="KEY=VALUE", help="override a rule option")
     s.add_argument("--create", action="store_true", help="create the PCs at the table instead of using the scenario's")
+    s.add_argument("--campaign", metavar="FILE",
+                   help="continue a campaign: load what carries over from FILE (if it exists) and write it back at the end")
     s.add_argument("--quiet", action="store_true", help="print nothing but errors")
     s.add_argument("--overwrite", action="store_true", help="replace an existing log file")
     _llm_flags(s)

@@ -73,3 +73,25 @@ def test_a_pc_at_zero_rolls_its_absence(tmp_path):
                          "setup": {"chars": {"aoi": {"abilities": {"grace": 0}, "full": {"grace": 2}, "status": "dropped"}}}})
     assert s.is_over
     assert s.outcome["result"]["aoi"] == 4
+
+
+def test_cli_campaign_file_round_trip(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    import yaml
+
+    from agent.cli import main
+
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.chdir(root)
+    camp = tmp_path / "camp.yaml"
+    for i, scen in enumerate(("scenarios/bloodberry/inoiri_dolls.yaml", "scenarios/bloodberry/salt_festival.yaml",
+                              "scenarios/bloodberry/inoiri_dolls.yaml"), 1):
+        rc = main(["play", scen, "--seat", "all=scripted", "--seed", str(i), "--log", str(tmp_path / f"{i}.jsonl"),
+                   "--campaign", str(camp), "--quiet"])
+        assert rc == 0
+        data = yaml.safe_load(camp.read_text(encoding="utf-8"))
+        assert data["sessions_played"] == i
+    # PCs of the first scenario are kept while the second scenario's table plays, and continue in the third
+    assert {"aoi", "beni", "chika", "dora"} <= set(data["pcs"])
+    assert len(data["pcs"]) > 4

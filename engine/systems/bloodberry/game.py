@@ -1723,16 +1723,18 @@ class BloodberryGame(JudgeMixin):
 
     def _campaign_state(self) -> dict[str, Any]:
         prev = self.ctx.options.get("campaign") or {}
+        pcs: dict[str, Any] = {k: v for k, v in (prev.get("pcs") or {}).items() if k not in self.t.chars}  # PCs not seated now
+        relations = {k: v for k, v in (prev.get("relations") or {}).items() if any(x not in self.t.chars for x in k.split("|"))}
         return {
             "format": 1,
             "system": "bloodberry",
             "sessions_played": int(prev.get("sessions_played", 0)) + 1,
             "last_scenario": self.sc.id,
-            "pcs": {c.id: {"name": c.name, "full": dict(c.full), "sublimated": [s.id for s in c.skills if s.sublimated],
-                           "emotions": {k: list(v) for k, v in c.emotions.items()}, "absent_sessions": c.absent_sessions,
-                           "status": "vanished" if c.status == "vanished" else ("absent" if c.absent_sessions else "active")}
-                    for c in self.t.pcs()},
-            "relations": {f"{a}|{b}": r.strength for (a, b), r in sorted(self.t.relations.items()) if r.strength},
+            "pcs": pcs | {c.id: {"name": c.name, "full": dict(c.full), "sublimated": [s.id for s in c.skills if s.sublimated],
+                                 "emotions": {k: list(v) for k, v in c.emotions.items()}, "absent_sessions": c.absent_sessions,
+                                 "status": "vanished" if c.status == "vanished" else ("absent" if c.absent_sessions else "active")}
+                          for c in self.t.pcs()},
+            "relations": relations | {f"{a}|{b}": r.strength for (a, b), r in sorted(self.t.relations.items()) if r.strength},
         }
 
 
