@@ -162,14 +162,102 @@ def _renderable(value: Any, compact: bool = False) -> RenderableType | None:
     return Text(str(value))
 
 
+def _slot_text(slot: Mapping[str, Any]) -> str:
+    parts = []
+    if "suit" in slot:
+        parts.append(str(slot["suit"]))
+    if "colour" in slot:
+        parts.append("赤" if slot["colour"] == "red" else "黒")
+    if "rank" in slot:
+        parts.append(str(slot["rank"]))
+    if slot.get("face") is True:
+        parts.append("絵札")
+    if slot.get("face") is False:
+        parts.append("数字")
+    if "min" in slot and "max" in slot:
+        parts.append(f"{slot['min']}–{slot['max']}")
+    elif "min" in slot:
+        parts.append(f"≥{slot['min']}")
+    elif "max" in slot:
+        parts.append(f"≤{slot['max']}")
+    return "".join(parts) or "any"
+
+
+def _cards_view(cards: Mapping[str, Any]) -> RenderableType:
+    """Round progression: my hand, the public discard pile, the order and the rounds (§7.4)."""
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column()
+    if "my_hand" in cards:
+        grid.add_row("手札 (my hand)", escape(" ".join(cards["my_hand"])))
+    for actor, hand in (cards.get("hands") or {}).items():  # the GM sees every hand
+        grid.add_row(f"手札 {escape(actor)}", escape(" ".join(hand)))
+    discard = list(cards.get("discard") or [])
+    grid.add_row("捨て札 (discard)", escape(" ".join(discard[-12:])) + (f" (+{len(discard) - 12})" if len(discard) > 12 else ""))
+    grid.add_row("山札 (deck)", str(cards.get("deck", "")))
+    order = cards.get("order") or []
+    revealed = cards.get("revealed") or {}
+    grid.add_row("順番 (order)", escape(" → ".join(f"{a}({revealed.get(a, '')})" for a in order)))
+    grid.add_row("ラウンド (rounds)", escape(_compact(cards.get("rounds") or {})))
+    return grid
+
+
+def _flag_map_view(fm: Mapping[str, Any], actor: str) -> RenderableType:
+    """The flag map: the clock, every place with its condition and flag, each camp's layout, hand and position."""
+    minutes = int(fm.get("clock_minutes", 0))
+    head = Text(f"{fm.get('title', '')}  時刻 {minutes // 60}:{minutes % 60:02d}  (unit {fm.get('unit', 0)}, 山札 {fm.get('deck', 0)})")
+    camps = fm.get("camps") or {}
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    table.add_column("場所 (place)")
+    table.add_column("成立条件 (condition)")
+    table.add_column("フラグ (flag)")
+    for cid in camps:
+        table.add_column(f"陣営 {cid}")
+    flags = fm.get("flags") or {}
+    for pid, place in (fm.get("places") or {}).items():
+        flag = place.get("flag")
+        ftext = ""
+        if flag:
+            f = flags.get(flag, {})
+            ftext = f"{f.get('name', flag)}{'(終)' if f.get('kind') == 'end' else ''}{' ✔' if f.get('raised') else ''}"
+        cells = []
+        for cid, camp in camps.items():
+            slots = (camp.get("layout") or {}).get(pid, [])
+            fill = " ".join(c or "_" for c in slots)
+            mark = " 成立" if pid in (camp.get("established") or []) else ""
+            here = " ★" if camp.get("location") == pid else ""
+            subs = (camp.get("subevents") or {}).get(pid)
+            cells.append(escape(fill + mark + here + (f" [{' '.join(subs)}]" if subs else "")))
+        gate = " 🔒" if place.get("gated") else ""
+        table.add_row(escape(place.get("name", pid) + gate), escape(" ".join(_slot_text(x) for x in place.get("condition", []))),
+                      escape(ftext), *cells)
+    hands = Table.grid(padding=(0, 2))
+    hands.add_column(style="bold", no_wrap=True)
+    hands.add_column()
+    for cid, camp in camps.items():
+        if "hand" in camp:
+            hands.add_row(f"陣営 {escape(cid)} の手札", escape(" ".join(camp["hand"])))
+        else:
+            hands.add_row(f"陣営 {escape(cid)} の手札", f"{camp.get('hand_size', 0)} 枚")
+    discard = list(fm.get("discard") or [])
+    hands.add_row("捨て札 (discard)", escape(" ".join(discard[-12:])))
+    return Group(head, table, hands)
+
+
 def render_observation(obs: Mapping[str, Any], title: str = "", *, compact: bool = False) -> RenderableType:
     """A panel of what the actor knows: the usual sections first (me, characters, relations, scene), then the rest.
 
     ``compact`` (shown before each decision) keeps to one screen: short fields, one row per character;
     the full view (the ``state`` command) shows everything.
     """
-    keys = [k for k in _FIRST if k in obs] + [k for k in obs if k not in _FIRST]
+    special = {"cards": "ラウンド進行 (cards)", "flag_map": "フラグマップ (flag map)"}
+    keys = [k for k in _FIRST if k in obs] + [k for k in obs if k not in _FIRST and k not in special]
     parts: list[RenderableType] = []
+    me = (obs.get("me") or {}).get("id", "gm") if isinstance(obs.get("me"), Mapping) else "gm"
+    for k, label in special.items():
+        if isinstance(obs.get(k), Mapping):
+            parts.append(Text(label, style="bold underline"))
+            parts.append(_cards_view(obs[k]) if k == "cards" else _flag_map_view(obs[k], me))
     flat = {k: obs[k] for k in keys if _small(obs[k], compact) and obs[k] not in (None, "", [], {})}
     if flat:
         parts.append(_renderable(flat, compact) or Text(""))
