@@ -202,7 +202,7 @@ def _cards_view(cards: Mapping[str, Any]) -> RenderableType:
     return grid
 
 
-def _flag_map_view(fm: Mapping[str, Any], actor: str) -> RenderableType:
+def _flag_map_view(fm: Mapping[str, Any]) -> RenderableType:
     """The flag map: the clock, every place with its condition and flag, each camp's layout, hand and position."""
     minutes = int(fm.get("clock_minutes", 0))
     head = Text(f"{fm.get('title', '')}  時刻 {minutes // 60}:{minutes % 60:02d}  (unit {fm.get('unit', 0)}, 山札 {fm.get('deck', 0)})")
@@ -221,7 +221,7 @@ def _flag_map_view(fm: Mapping[str, Any], actor: str) -> RenderableType:
             f = flags.get(flag, {})
             ftext = f"{f.get('name', flag)}{'(終)' if f.get('kind') == 'end' else ''}{' ✔' if f.get('raised') else ''}"
         cells = []
-        for cid, camp in camps.items():
+        for camp in camps.values():
             slots = (camp.get("layout") or {}).get(pid, [])
             fill = " ".join(c or "_" for c in slots)
             mark = " 成立" if pid in (camp.get("established") or []) else ""
@@ -253,11 +253,10 @@ def render_observation(obs: Mapping[str, Any], title: str = "", *, compact: bool
     special = {"cards": "ラウンド進行 (cards)", "flag_map": "フラグマップ (flag map)"}
     keys = [k for k in _FIRST if k in obs] + [k for k in obs if k not in _FIRST and k not in special]
     parts: list[RenderableType] = []
-    me = (obs.get("me") or {}).get("id", "gm") if isinstance(obs.get("me"), Mapping) else "gm"
     for k, label in special.items():
         if isinstance(obs.get(k), Mapping):
             parts.append(Text(label, style="bold underline"))
-            parts.append(_cards_view(obs[k]) if k == "cards" else _flag_map_view(obs[k], me))
+            parts.append(_cards_view(obs[k]) if k == "cards" else _flag_map_view(obs[k]))
     flat = {k: obs[k] for k in keys if _small(obs[k], compact) and obs[k] not in (None, "", [], {})}
     if flat:
         parts.append(_renderable(flat, compact) or Text(""))
