@@ -132,11 +132,9 @@ def test_connection_refused_fails_quickly_with_a_clear_message():
         sleep=sleeps,
         http_client=httpx2.Client(trust_env=False),  # no proxy from the environment in the way
     )
-    started = time.monotonic()
     with pytest.raises(ModelError) as info:
         model.generate(request())
-    assert time.monotonic() - started < 5
-    err = info.value
+    err = info.value  # no wall-clock assertion: the backoff waits are recorded by ``sleeps``, never slept
     assert err.kind == "transport" and err.retries == 3 and len(sleeps) == 3
     assert f"127.0.0.1:{port}" in str(err) and "connection failed" in str(err) and "4 attempts" in str(err)
     assert SECRET not in everything_said(err)
