@@ -16,7 +16,7 @@ from ...core.decision import Answer, Decision, Option
 from ...core.session import GameContext
 from .config import BloodberryConfig
 from .data import (
-    ABILITIES, ABILITY_NAMES, BASIC_SKILLS, CLASS_SKILL_NAMES, CLASS_SKILLS, CURSE_ABILITY, CURSE_TYPE_NAMES,
+    ABILITIES, ABILITY_NAMES, BASIC_SKILLS, CLASS_SKILLS, CURSE_ABILITY, CURSE_TYPE_NAMES,
     CURSE_TYPES, RACE_SKILLS, RELATION_BASE, RELATION_TYPE_NAMES, RELATION_TYPES, EMOTION_TABLE,
 )
 from .flow import BETWEEN, CONFRONTATION, ROUNDS, SCENE, SESSION
@@ -1738,4 +1738,3 @@ class BloodberryGame(JudgeMixin):
         }
 
 
-_ = (CLASS_SKILL_NAMES,)

@@ -13,10 +13,10 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from ...core.decision import Answer, Decision
-from .data import ABILITIES, CURSE_TYPE_NAMES
+from .data import CURSE_TYPE_NAMES
 from .judge import CheckSpec, Roller
 from .scenario import Confrontation, SceneData
-from .state import pair, sheet_problems
+from .state import sheet_problems
 
 if TYPE_CHECKING:
     from .game import BloodberryGame
@@ -266,5 +266,4 @@ def run_procedure(g: BloodberryGame, proc: dict[str, Any]) -> Gen:
     else:
         raise ValueError(f"unknown procedure {name!r}; known: {', '.join(PROCEDURES)}")
     g.ctx.info("procedure_result", name, result=out["result"])
-    _ = (ABILITIES, pair)
     return out

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from ...core.scenario import ScenarioBase
 from .config import BloodberryConfig
-from .data import ABILITIES, BASIC_SKILLS, CLASSES, CLASS_SKILLS, CURSE_TABLE, CURSE_TYPES, EMOTION_TABLE, RELATION_TYPES
+from .data import BASIC_SKILLS, CLASSES, CLASS_SKILLS, CURSE_TYPES, EMOTION_TABLE
 
 __all__ = [
     "BloodberryScenario", "PCSheet", "NPCData", "CurseData", "SceneData", "SceneAction", "SceneEvent", "Outcome",
@@ -387,4 +387,3 @@ class BloodberryScenario(ScenarioBase):
 
 
 SceneEvent.model_rebuild()
-_ = (ABILITIES, RELATION_TYPES, CURSE_TABLE)
