@@ -840,8 +840,6 @@ class BloodberryGame(JudgeMixin):
         s = self.scene
         out: list[tuple[str, str]] = []
         others = [self.t.chars[i] for i in self.participants + self.npcs_present if i != c.id]
-        if c.status == "dead":
-            pass
         if c.effect_ready("ganbariya"):
             for o in self.t.chars.values():
                 if o.id != c.id and self.t.strength(c.id, o.id) == 1 and o.in_play:  # §4.1: dropped cannot be targeted

@@ -153,7 +153,8 @@ class JudgeMixin:
         w = self.window_id
         return [s.id for s in c.skills if s.sublimated and s.useful_window != w]
 
-    def _pool(self, r: Roller, spec: CheckSpec, passive_override: bool) -> int:
+    def _pool(self, r: Roller, spec: CheckSpec) -> int:
+        """§5.2: computed once, after every pre-roll declaration; NPCs and curses have no basic skills (G4)."""
         c = r.char
         b1, b2 = r.bases
         n = c.value(b1) + c.value(b2)
@@ -163,8 +164,6 @@ class JudgeMixin:
             elif spec.what == "curse":
                 n -= sum(1 for s in c.skills if not s.sublimated and BASIC_SKILLS[s.id].weakness == spec.curse_type)
             n += len(r.useful)
-        elif spec.what == "relation" and c.kind == "npc":
-            pass  # NPCs have no basic skills (§11 G4)
         n += r.extra_dice
         return max(0, n)
 
@@ -208,7 +207,7 @@ class JudgeMixin:
                             r.effects.append(f"jidaraku<{helper.id}")
         # pool computed once, after every declaration (§5.2)
         for r in live:
-            r.pool = self._pool(r, spec, False)
+            r.pool = self._pool(r, spec)
         # opponents all abandoned: a roller without an absolute threshold succeeds without rolling (A6)
         opposed = spec.kind == "opposed"
         for r in live:
@@ -287,7 +286,7 @@ class JudgeMixin:
             ch = yield from self.choose(
                 r.char.id, "j.pre_effects", f"{spec.label}: use a sublimation effect before rolling?", "§9.1", opts,
                 context={"check": spec.what, "side": r.side, "rel_type": spec.rel_type, "curse_type": spec.curse_type,
-                         "pool_estimate": self._pool(r, spec, False), "threshold": r.threshold, "in_cf": spec.in_cf},
+                         "pool_estimate": self._pool(r, spec), "threshold": r.threshold, "in_cf": spec.in_cf},
             )
             if ch == "none":
                 return

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from .data import ABILITIES, BASIC_SKILLS, CLASS_SKILLS, CLASSES, CURSE_TYPES, RACE_SKILLS
+from .data import ABILITIES, BASIC_SKILLS, CLASS_SKILLS, CLASSES, RACE_SKILLS
 
 __all__ = ["SkillState", "Char", "Relation", "Table", "pair", "majority_classes", "sheet_problems"]
 
@@ -258,5 +258,4 @@ def sheet_problems(
         out.append(("V8", f"no skill may be sublimated at creation ({sublimated})"))
     if willpower is not None and willpower != 1:
         out.append(("V8", f"気力 starts at 1, got {willpower}"))
-    _ = CURSE_TYPES
     return out
