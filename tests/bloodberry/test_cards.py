@@ -74,3 +74,28 @@ def test_forced_order():
     shoe = Shoe(Dice(0), "x")
     shoe.put_on_top([parse_card("5♣"), parse_card("8♦")])
     assert [shoe.draw().code, shoe.draw().code] == ["5♣", "8♦"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), actors=st.sampled_from([["aoi", "beni"], ["aoi", "beni", "ningyo"], ["aoi", "beni", "chika", "dora", "ningyo"]]),
+       mode=st.sampled_from(["reveal_keep", "discard_redraw"]), reset=st.sampled_from(["per_cycle", "per_own_round"]))
+def test_round_progression_hands_never_exceed_their_size(seed, actors, mode, reset):
+    """Through discards, draws, changes, role dumps and refills, no hand ever holds more than 3 cards (§7.4), every
+    card exists once (hands + deck + discard pile = 104), and with per_cycle one change per actor per cycle (A27)."""
+    from agent.random_agent import RandomAgent
+    from engine.core import Session, load_scenario
+
+    sc = load_scenario("tests/examples/bloodberry_cast.yaml")
+    s = Session(sc, seed=seed, config={"initiative_card_mode": mode, "change_limit_reset": reset},
+                options={"procedure": {"round_progression": {"actors": actors, "cycles": 4}}})
+    agent = RandomAgent(seed)
+    while not s.is_over:
+        rp = s.game.rp
+        if rp is not None:
+            assert all(len(h) <= 3 for h in rp.hands.values())
+            ids = [c.id for h in rp.hands.values() for c in h] + [c.id for c in rp.shoe.deck] + [c.id for c in rp.shoe.discard]
+            assert len(ids) == 104 and len(set(ids)) == 104
+        s.answer(agent.act(s.pending, s), policy="random")
+    if reset == "per_cycle":
+        changes = [e for e in s.events if getattr(e, "topic", None) == "change"]
+        assert len(changes) <= len(actors) * 4
