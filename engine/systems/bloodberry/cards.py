@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from ...core.dice import Dice
 
 __all__ = ["Card", "Shoe", "RANKS", "SUITS", "parse_card", "card_value", "roles_of", "action_count", "ROLE_NAMES",
-           "ROLE_ACTIONS", "slot_accepts"]
+           "ROLE_ACTIONS", "slot_accepts", "card_info"]
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("♠", "♣", "♥", "♦")
@@ -113,6 +113,12 @@ def action_count(roles: Iterable[str], mode: str = "max") -> int:
     if not counts:
         return 0
     return max(counts) if mode == "max" else sum(counts)
+
+
+def card_info(card: Card, face_card_numeric: int | None = None, ace_value: int = 1) -> dict[str, Any]:
+    """What an agent needs to know of one card (decision contexts of rp.* and fm.*)."""
+    return {"id": card.id, "code": card.code, "value": card_value(card, face_card_numeric, ace_value), "suit": card.suit,
+            "rank": card.rank, "red": card.red, "face": card.face}
 
 
 def slot_accepts(slot: dict[str, Any], card: Card, face_card_numeric: int | None = None) -> bool:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...core.decision import Answer, Decision
-from .cards import Card, Shoe, card_value, slot_accepts
+from .cards import Card, Shoe, card_info, card_value, slot_accepts
 from .judge import CheckSpec, Roller
 
 if TYPE_CHECKING:
@@ -138,7 +138,7 @@ class FlagMap:
                 if not cs.hand:
                     continue
                 cid = yield from g.choose(self._decider(cs), "fm.bid", f"陣営 {cs.id}: 順番を決めるカードを伏せて出す", "§7.6 FM_SETUP, A32",
-                                          [(c.id, c.code) for c in cs.hand], context={"hand": _hand_ctx(self, cs.hand)})
+                                          [(c.id, c.code) for c in cs.hand], context={"hand": [card_info(c, self.g.cfg.face_card_numeric, self.g.cfg.ace_value) for c in cs.hand]})
                 card = next(c for c in cs.hand if c.id == cid)
                 cs.hand.remove(card)
                 bids[cs.id] = card
@@ -331,11 +331,6 @@ class _PlaceRoller:
 
         return Char(id=f"place:{pid}", name=name, kind="place", ab={"passion": pool, "grace": 0, "maturity": 0},
                     full={}, status="active")
-
-
-def _hand_ctx(fm: FlagMap, hand: list[Card]) -> list[dict[str, Any]]:
-    return [{"id": c.id, "code": c.code, "value": card_value(c, fm.g.cfg.face_card_numeric, fm.g.cfg.ace_value), "suit": c.suit,
-             "red": c.red, "face": c.face} for c in hand]
 
 
 def _stacked(g: BloodberryGame, deck: list[str], camps: list[CampState], data: FlagMapData) -> Shoe:

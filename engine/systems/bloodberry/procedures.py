@@ -229,9 +229,7 @@ def run_procedure(g: BloodberryGame, proc: dict[str, Any]) -> Gen:
                     cid = yield from g.choose(aid, "rp.initiative", "イニシアチブ", "§7.4 RP_INITIATIVE", prog._card_opts(hand),
                                               context={"hand": prog._hand_ctx(hand)})
                     prog.revealed[aid] = next(c for c in hand if c.id == cid).code
-                pcs = {c.id: c.number for c in g.t.pcs()}
-                prog.order = sorted(prog.actors, key=lambda aid: (-prog._value(parse_card(prog.revealed[aid])), 0 if aid in pcs else 1,
-                                                             pcs.get(aid, prog.actors.index(aid))))
+                prog.order_by_initiative()
                 g.ctx.info("initiative", "イニシアチブの順番", order=list(prog.order), revealed=dict(prog.revealed))
         else:
             yield from prog.setup()

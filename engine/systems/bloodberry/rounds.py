@@ -14,7 +14,7 @@ from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
 from ...core.decision import Answer, Decision
-from .cards import ROLE_NAMES, Card, Shoe, action_count, card_value, roles_of
+from .cards import ROLE_NAMES, Card, Shoe, action_count, card_info, card_value, parse_card, roles_of
 
 if TYPE_CHECKING:
     from .game import BloodberryGame
@@ -69,8 +69,7 @@ class RoundProgression:
         return [(c.id, c.code) for c in hand]
 
     def _hand_ctx(self, hand: list[Card]) -> list[dict[str, Any]]:
-        return [{"id": c.id, "code": c.code, "value": card_value(c, self.face, self.ace), "red": c.red, "face": c.face,
-                 "rank": c.rank} for c in hand]
+        return [card_info(c, self.face, self.ace) for c in hand]
 
     def _log_hand(self, actor: str, why: str) -> None:
         # hands are private: the log keeps them (the GM's record), observations do not show them to others
@@ -99,17 +98,19 @@ class RoundProgression:
                 self.shoe.discard.append(card)
                 hand.append(self.shoe.draw())
                 self._log_hand(a, "initiative redraw")
-        pcs = {c.id: c.number for c in g.t.pcs()}
+        self.order_by_initiative()
+        g.ctx.info("initiative", "イニシアチブの順番", order=list(self.order), revealed=dict(self.revealed))
+
+    def order_by_initiative(self) -> None:
+        """RP_INITIATIVE: revealed value descending (face cards 0); ties (HOUSE): PCs before NPCs, then PC number /
+        the GM's order (the order the actors were listed in)."""
+        pcs = {c.id: c.number for c in self.g.t.pcs()}
 
         def key(a: str) -> tuple[int, int, int]:
-            from .cards import parse_card
-
             v = self._value(parse_card(self.revealed[a]))
-            is_pc = a in pcs
-            return (-v, 0 if is_pc else 1, pcs.get(a, 0) if is_pc else self.actors.index(a))
+            return (-v, 0, pcs[a]) if a in pcs else (-v, 1, self.actors.index(a))
 
         self.order = sorted(self.actors, key=key)
-        g.ctx.info("initiative", "イニシアチブの順番", order=list(self.order), revealed=dict(self.revealed))
 
     # -- a cycle -----------------------------------------------------------------------------------------------
     def cycle(self, act: ActFn, done: Callable[[], bool], max_steps: int | None = None) -> Gen:
