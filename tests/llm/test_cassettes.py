@@ -62,7 +62,6 @@ def test_whole_session_with_llm_gm_npcs_and_curse(vcr, tmp_path, monkeypatch):
     s = agent.summary()
     assert s["calls"] == len(calls)
     verify(log)  # the log replays byte for byte
-    assert vcr.play_count == len(vcr.data) if vcr.record_mode == "none" else True
     if vcr.record_mode == "none":
         assert vcr.all_played, "the cassette has exchanges the session did not make"
 
