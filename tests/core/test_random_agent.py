@@ -38,8 +38,8 @@ def test_subset_sizes_cover_the_bounds_and_are_legal():
 def test_payloads_from_the_schema_are_valid():
     rng = random.Random(1)
     schema = ToyBid.model_json_schema()
-    for _ in range(100):
-        ToyBid.model_validate(payload_from_schema(schema, rng))
+    bids = [ToyBid.model_validate(payload_from_schema(schema, rng)) for _ in range(100)]
+    assert len({b.amount for b in bids}) > 1, "the payloads should vary"
 
 
 def test_payload_retries_against_the_cross_check():
@@ -47,7 +47,8 @@ def test_payload_retries_against_the_cross_check():
                  payload_check=lambda b: "too much" if b.amount > 2 else None)
     for seq in range(30):
         d.seq = seq
-        d.check({"payload": RandomAgent(5).act(d)})
+        answer = d.check({"payload": RandomAgent(5).act(d)})
+        assert answer.payload is not None and answer.payload.amount <= 2
 
 
 def test_supplied_random_payloads_are_used():
