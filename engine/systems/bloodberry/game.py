@@ -1112,7 +1112,9 @@ class BloodberryGame(JudgeMixin):
 
     # -- relation check (§5.4) ---------------------------------------------------------------------------------
     def relation_targets(self, a: Char) -> list[Char]:
-        """Outside confrontation: known PCs and NPCs (not curses, A46), below the cap unless A11 allows."""
+        """BS_3b targets (§7.7): known PCs and NPCs, not self, below the cap unless A11 allows. Formed curses count
+        as NPCs here (§2: "npc includes formed curses for most purposes"; the individual relation, not the camp
+        relation, which exists only inside a confrontation, A46)."""
         out = []
         for o in self.t.chars.values():
             if o.id == a.id or not o.in_play or o.status == "dead":
