@@ -229,7 +229,8 @@ class _LLMSeats:
         agent = LLMAgent(model, language=self.language, mode=settings.mode, name=f"llm:{model_name}",
                          temperature=settings.temperature, max_tokens=settings.max_tokens, base_url=base_url,
                          budget_tokens=self.args.llm_budget or (800 if self.local else 3000),
-                         max_prompt_tokens=self.args.llm_max_prompt or (LOCAL_MAX_PROMPT if self.local else None))
+                         max_prompt_tokens=self.args.llm_max_prompt or (LOCAL_MAX_PROMPT if self.local else None),
+                         reactions=getattr(self.args, "llm_reactions", None) or ("scripted" if self.local else "llm"))
         self.agents[policy] = agent
         return agent
 
@@ -299,6 +300,9 @@ def _run_table(session: Session, table: Table, log: Path | str, quiet: bool, con
             console.print(f"campaign saved to {escape(str(campaign_file))} (sessions played: {session.outcome['campaign'].get('sessions_played')})")
     if not quiet:
         _summary(console, session, table, log, llm)
+    elif llm is not None:  # the LLM accounting (fallbacks above all) is reported even when quiet
+        for line in llm.summary_lines():
+            print(line, file=sys.stderr)
     return 0
 
 
@@ -466,6 +470,8 @@ def _llm_flags(s: argparse.ArgumentParser) -> None:
                    "en with --llm local)")
     g.add_argument("--llm-budget", type=int, metavar="TOKENS", help="token budget of the recent transcript in a prompt "
                    "(default 3000; 800 with --llm local)")
+    g.add_argument("--llm-reactions", choices=("llm", "scripted"), help="who answers the system's mechanical "
+                   "reaction windows (reroll, concede, ...) on LLM seats (default llm; scripted with --llm local)")
     g.add_argument("--llm-max-prompt", type=int, metavar="TOKENS", help="compact prompts larger than this (estimated "
                    "tokens) for small context windows (default: no limit; 2000 with --llm local)")
 

@@ -8,6 +8,16 @@ engine judge it with ``Decision.check``. A refused or unreadable reply is re-ask
 notice is logged. A transport failure (``ModelError``) falls back at once. Every exchange is logged as a
 ``model_call`` event before the answer reaches the session, so a log shows what the model saw and said, and replay
 re-inserts those events untouched.
+
+Some decisions never reach the model:
+
+- a decision with exactly one legal option and nothing to say (the answer is forced; logged with policy ``forced``);
+- the system's mechanical reaction windows (``SystemInfo.reaction_kinds``: reroll, concede, ...) when the agent
+  is built with ``reactions="scripted"``; the scripted policy answers them (policy ``scripted``);
+- every decision while the circuit breaker is open: after ``breaker_threshold`` consecutive transport failures
+  the endpoint is left alone for ``breaker_cooldown`` seconds (the scripted policy answers, one warning), then one
+  call probes it again. An unreachable endpoint thus costs a few seconds per session, not its retry budget per
+  decision.
 """
 
 from __future__ import annotations
@@ -16,8 +26,9 @@ import json
 import re
 import statistics
 import sys
+import time
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +52,7 @@ __all__ = [
     "speaks",
     "role_for",
     "format_summary",
+    "CircuitBreaker",
     "SAY_MAX",
 ]
 
@@ -297,6 +309,45 @@ def role_for(decision: Decision, session: Session, role_of: RoleOf | None = None
     return role if role in ("gm", "pc", "npc") else "npc"
 
 
+# -- the circuit breaker -------------------------------------------------------------------------------------------
+class CircuitBreaker:
+    """Closed → open after ``threshold`` consecutive transport failures; open for ``cooldown`` seconds (calls are
+    refused at once); then half-open: the next call is let through as a probe, and its outcome closes or re-opens
+    the circuit. ``clock`` is injectable for tests. Wall-clock time never enters the game state: only which
+    policy answered (logged) depends on it, as it does on the model's replies."""
+
+    def __init__(self, threshold: int = 3, cooldown: float = 60.0, clock: Callable[[], float] = time.monotonic):
+        if threshold < 1 or cooldown < 0:
+            raise ValueError(f"breaker threshold must be >= 1 and cooldown >= 0, got {threshold}, {cooldown}")
+        self.threshold = threshold
+        self.cooldown = float(cooldown)
+        self.clock = clock
+        self.failures = 0  # consecutive
+        self.opened_at: float | None = None
+        self.trips = 0
+
+    @property
+    def is_open(self) -> bool:
+        return self.opened_at is not None
+
+    def allows(self) -> bool:
+        """Whether a call may go out now (closed, or open long enough for a probe)."""
+        return self.opened_at is None or self.clock() - self.opened_at >= self.cooldown
+
+    def success(self) -> None:
+        self.failures = 0
+        self.opened_at = None
+
+    def failure(self) -> bool:
+        """Count a transport failure; True when this failure (re)opens the circuit."""
+        self.failures += 1
+        if self.opened_at is not None or self.failures >= self.threshold:
+            self.opened_at = self.clock()
+            self.trips += 1
+            return True
+        return False
+
+
 # -- the agent -----------------------------------------------------------------------------------------------------
 class _Exchange:
     """One decision's conversation with the model: first ask, re-asks, verdict. Shared by act and act_async."""
@@ -373,11 +424,15 @@ class _Exchange:
         self.agent.errors += 1
         self._record(request, None, None, f"{error.kind}: {error}", retries=error.retries)
         self.agent._warn_failure(self.session, error)
+        if error.kind == "transport" and self.agent.breaker is not None and self.agent.breaker.failure():
+            self.agent._warn_open(error)
         self.reason = "transport" if error.kind == "transport" else "model_error"
         self.last_problem = str(error)
 
     def got(self, request: ModelRequest, reply: ModelReply) -> None:
         a = self.agent
+        if a.breaker is not None:
+            a.breaker.success()
         parsed = parse_reply(reply.text, self.decision, say=self.say)
         problem = parsed.problem
         if parsed.answer is not None:
@@ -407,6 +462,7 @@ class _Exchange:
     def result(self) -> Any:
         a = self.agent
         a.decisions += 1
+        a.asked += 1
         if self.answer is not None:
             return self.answer
         return a._fall_back(self.decision, self.session, self.reason or "invalid", self.last_problem, self.index + 1)
@@ -437,7 +493,12 @@ class LLMAgent:
         base_url: str | None = None,
         fallback: Any = None,
         max_prompt_tokens: int | None = None,
+        reactions: str = "llm",
+        reaction_kinds: Collection[str] | None = None,
+        breaker: CircuitBreaker | None = None,
     ):
+        if reactions not in ("llm", "scripted"):
+            raise ValueError(f"reactions must be 'llm' or 'scripted', got {reactions!r}")
         self.model = model
         self.name = name or f"llm:{model.name}"
         self.role_of = role_of
@@ -457,8 +518,17 @@ class LLMAgent:
 
             fallback = ScriptedAgent()
         self.fallback = fallback
+        #: "scripted": the system's reaction windows are answered by the fallback policy without a call
+        self.reactions = reactions
+        #: overrides the system's ``reaction_kinds`` (None: ask the session's system)
+        self.reaction_kinds = frozenset(reaction_kinds) if reaction_kinds is not None else None
+        self.breaker = breaker if breaker is not None else CircuitBreaker()
         # counters (summary() turns them into rates)
         self.decisions = 0
+        self.asked = 0  # decisions sent to the model (or that would have been, had the circuit been closed)
+        self.forced = 0  # one legal option, nothing to say: answered without a call
+        self.delegated = 0  # reaction windows answered by the scripted policy
+        self.short_circuited = 0  # fallbacks without a call while the circuit was open
         self.calls = 0
         self.reasks = 0
         self.reasked_decisions = 0
@@ -472,7 +542,41 @@ class LLMAgent:
         self._warned: weakref.WeakSet[Any] = weakref.WeakSet()
 
     # -- answering -------------------------------------------------------------------------------------------------
+    def _without_call(self, decision: Decision, session: Session) -> Any:
+        """The answer when no call is due (forced, delegated reaction, open circuit), else None."""
+        if decision.options is not None and len(decision.options) == 1 and decision.pick is None \
+                and decision.payload_model is None and not speaks(decision, role_for(decision, session, self.role_of)):
+            self.decisions += 1
+            self.forced += 1
+            return PolicyAnswer(choice=decision.options[0].id, policy="forced")
+        if self.reactions == "scripted":
+            kinds: Collection[str] = self.reaction_kinds if self.reaction_kinds is not None \
+                else getattr(session.system, "reaction_kinds", frozenset())
+            if decision.kind in kinds:
+                self.decisions += 1
+                self.delegated += 1
+                return self._delegate(decision, session)
+        if self.breaker is not None and not self.breaker.allows():
+            self.decisions += 1
+            self.asked += 1
+            self.short_circuited += 1
+            return self._fall_back(decision, session, "circuit_open",
+                                   f"{self.breaker.failures} consecutive transport failures", 0)
+        return None
+
+    def _delegate(self, decision: Decision, session: Session) -> Any:
+        raw = self.fallback.act(decision, session)
+        policy = str(getattr(self.fallback, "name", "scripted"))
+        try:
+            ans = decision.check(raw)
+        except IllegalAnswer:
+            return raw
+        return PolicyAnswer(choice=ans.choice, choices=ans.choices, payload=ans.payload, text=ans.text, policy=policy)
+
     def act(self, decision: Decision, session: Session) -> Any:
+        pre = self._without_call(decision, session)
+        if pre is not None:
+            return pre
         ex = _Exchange(self, decision, session)
         while (req := ex.request()) is not None:
             try:
@@ -484,6 +588,9 @@ class LLMAgent:
         return ex.result()
 
     async def act_async(self, decision: Decision, session: Session) -> Any:
+        pre = self._without_call(decision, session)
+        if pre is not None:
+            return pre
         ex = _Exchange(self, decision, session)
         while (req := ex.request()) is not None:
             try:
@@ -501,6 +608,7 @@ class LLMAgent:
     def _fall_back(self, decision: Decision, session: Session, reason: str, problem: str, asked: int) -> Any:
         self.fallbacks += 1
         why = {"transport": "could not reach the model", "model_error": "got an error from the model",
+               "circuit_open": "is not calling the model (circuit open after repeated transport failures)",
                "illegal": f"answered illegally {asked} times",
                "invalid": f"gave no readable answer {asked} times"}.get(reason, reason)
         session.record(InfoEvent(
@@ -508,13 +616,15 @@ class LLMAgent:
             text=f"{self.name} {why} for {decision.kind}; the scripted policy answers",
             data={"seq": decision.seq, "actor": decision.actor, "policy": self.name, "reason": reason, "error": problem},
         ))
-        raw = self.fallback.act(decision, session)
-        policy = str(getattr(self.fallback, "name", "scripted"))
-        try:
-            ans = decision.check(raw)
-        except IllegalAnswer:
-            return raw  # the table refuses it and deals with it as with any illegal answer
-        return PolicyAnswer(choice=ans.choice, choices=ans.choices, payload=ans.payload, text=ans.text, policy=policy)
+        # an illegal scripted answer is returned as is: the table refuses it and deals with it as with any other
+        return self._delegate(decision, session)
+
+    def _warn_open(self, error: ModelError) -> None:
+        b = self.breaker
+        assert b is not None
+        where = self.base_url or self.model.name
+        print(f"LLM at {where}: {b.failures} transport failures in a row; scripted answers for the next "
+              f"{b.cooldown:.0f} s, then one call tries again", file=sys.stderr)
 
     def _warn_failure(self, session: Session, error: ModelError) -> None:
         if session in self._warned:
@@ -544,10 +654,17 @@ class LLMAgent:
             "decisions": n,
             "calls": self.calls,
             "calls_per_decision": self.calls / n if n else 0.0,
+            "asked": self.asked,
+            "calls_per_asked": self.calls / self.asked if self.asked else 0.0,
+            "forced": self.forced,
+            "delegated": self.delegated,
+            "short_circuited": self.short_circuited,
+            "breaker_trips": self.breaker.trips if self.breaker is not None else 0,
             "reasks": self.reasks,
-            "reask_rate": self.reasked_decisions / n if n else 0.0,
+            # rates over the decisions the model was asked (forced and delegated ones had no chance to fail)
+            "reask_rate": self.reasked_decisions / self.asked if self.asked else 0.0,
             "fallbacks": self.fallbacks,
-            "fallback_rate": self.fallbacks / n if n else 0.0,
+            "fallback_rate": self.fallbacks / self.asked if self.asked else 0.0,
             "illegal": self.illegal,
             "invalid": self.invalid,
             "errors": self.errors,
@@ -564,9 +681,18 @@ def format_summary(s: Mapping[str, Any]) -> str:
     def num(x: Any, fmt: str = "{:.0f}") -> str:
         return "-" if x is None else fmt.format(x)
 
+    skipped = []
+    if s.get("forced"):
+        skipped.append(f"{s['forced']} forced")
+    if s.get("delegated"):
+        skipped.append(f"{s['delegated']} reactions to scripted")
+    if s.get("short_circuited"):
+        skipped.append(f"{s['short_circuited']} while the circuit was open")
+    without = f" [{', '.join(skipped)}: no call]" if skipped else ""
     return (
-        f"{s['agent']}: {s['calls']} calls for {s['decisions']} decisions ({s['calls_per_decision']:.2f} per decision); "
+        f"{s['agent']}: {s['calls']} calls for {s['decisions']} decisions ({s['calls_per_decision']:.2f} per decision, "
+        f"{s.get('calls_per_asked', 0.0):.2f} per decision asked){without}; "
         f"median tokens {num(s['median_prompt_tokens'])} prompt / {num(s['median_completion_tokens'])} completion; "
         f"median latency {num(s['median_latency_s'], '{:.2f}')} s; re-ask rate {s['reask_rate']:.1%}; "
-        f"fallback rate {s['fallback_rate']:.1%}"
+        f"fallback rate {s['fallback_rate']:.1%} ({s['fallbacks']} fallbacks)"
     )

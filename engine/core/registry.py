@@ -36,6 +36,9 @@ class SystemInfo:
     sample_scenarios: Sequence[Path] = field(default_factory=tuple)
     examples: Sequence[Path] = field(default_factory=tuple)
     description: str = ""
+    #: mechanical reaction windows (reroll, concede, ...) an LLM seat may leave to the scripted policy
+    #: (``--llm-reactions scripted``); narrative decisions are never in here
+    reaction_kinds: frozenset[str] = frozenset()
 
 
 _REGISTRY: dict[str, SystemInfo] = {}

@@ -42,6 +42,12 @@ INFO = register_system(
         machines=MACHINES,
         config_model=BloodberryConfig,
         spec="bloodberry.md",
+        # the judge's windows and the 気力 guard: mechanical, asked many times a session (§5.3, §6, §9)
+        reaction_kinds=frozenset({
+            "j.abandon", "j.pre_effects", "j.post_mods", "j.claim_useful", "j.second_basis", "j.reroll",
+            "j.fairy_offer", "j.fairy_consent", "j.concede", "j.grant", "j.forget", "j.chukoku", "kiryoku.guard",
+            "race.guardian",
+        }),
         sample_scenarios=(_scenarios() / "inoiri_dolls.yaml", _scenarios() / "salt_festival.yaml"),
         examples=(_ROOT / "tests" / "examples" / "bloodberry.yaml", _ROOT / "tests" / "examples" / "bloodberry_skills.yaml"),
         description="現代日本の百合TRPG: 関係判定で絆を深め、呪いと対峙する",
