@@ -171,7 +171,7 @@ def _factory(seed: int, console: Console, llm: _LLMSeats | None = None) -> Agent
 
 
 #: estimated prompt tokens (characters / 2) that fit the local model's 4,096-token window with room for the reply
-LOCAL_MAX_PROMPT = 2000
+LOCAL_MAX_PROMPT = 1000
 LOCAL_MAX_TOKENS = 300
 
 
@@ -228,7 +228,7 @@ class _LLMSeats:
         base_url = endpoint if isinstance(endpoint, str) else settings.base_url
         agent = LLMAgent(model, language=self.language, mode=settings.mode, name=f"llm:{model_name}",
                          temperature=settings.temperature, max_tokens=settings.max_tokens, base_url=base_url,
-                         budget_tokens=self.args.llm_budget or (800 if self.local else 3000),
+                         budget_tokens=self.args.llm_budget or (400 if self.local else 3000),
                          max_prompt_tokens=self.args.llm_max_prompt or (LOCAL_MAX_PROMPT if self.local else None),
                          reactions=getattr(self.args, "llm_reactions", None) or ("scripted" if self.local else "llm"))
         self.agents[policy] = agent
@@ -469,11 +469,11 @@ def _llm_flags(s: argparse.ArgumentParser) -> None:
     g.add_argument("--llm-language", choices=("ja", "en"), help="narration language of LLM seats (default: the scenario's; "
                    "en with --llm local)")
     g.add_argument("--llm-budget", type=int, metavar="TOKENS", help="token budget of the recent transcript in a prompt "
-                   "(default 3000; 800 with --llm local)")
+                   "(default 3000; 400 with --llm local)")
     g.add_argument("--llm-reactions", choices=("llm", "scripted"), help="who answers the system's mechanical "
                    "reaction windows (reroll, concede, ...) on LLM seats (default llm; scripted with --llm local)")
     g.add_argument("--llm-max-prompt", type=int, metavar="TOKENS", help="compact prompts larger than this (estimated "
-                   "tokens) for small context windows (default: no limit; 2000 with --llm local)")
+                   "tokens) for small context windows (default: no limit; 1000 with --llm local)")
 
 
 def build_parser() -> argparse.ArgumentParser:
