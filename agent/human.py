@@ -244,6 +244,62 @@ def _flag_map_view(fm: Mapping[str, Any]) -> RenderableType:
     return Group(head, table, hands)
 
 
+_YG_STATUS = {"weapon_sealed": "武器封じ", "magic_sealed": "魔封", "poison": "毒", "curse": "呪詛", "brand": "刻印",
+              "bound": "束縛", "paralysis": "麻痺", "fear": "恐怖"}
+
+
+def _yg_flags(c: Mapping[str, Any]) -> str:
+    bits = [_YG_STATUS.get(s, s) for s in (c.get("statuses") or {})]
+    for key, label in (("dead", "死亡"), ("incapacitated", "戦闘不能"), ("awakened", "覚醒"), ("doomed", "蟲化"),
+                       ("flying", "飛行"), ("legs_broken", "脚部損傷"), ("delaying", "遅延")):
+        if c.get(key):
+            bits.append(label)
+    if c.get("blockading"):
+        bits.append(f"封鎖 {c['blockading']}")
+    if c.get("psychic_focus"):
+        bits.append(f"集中 {c['psychic_focus']:+d}")
+    return " ".join(bits)
+
+
+def _yogaribito_view(obs: Mapping[str, Any]) -> RenderableType:
+    """夜狩り人: every character in view with its values (命/魂 current/base, hero points, statuses), the
+    battlefield's engagements and this round's action order."""
+    chars: Mapping[str, Any] = obs.get("characters") or {}
+    bf = obs.get("battlefield") or None
+    where: dict[str, str] = {}
+    if isinstance(bf, Mapping):
+        for eid, members in (bf.get("engagements") or {}).items():
+            for m in members:
+                where[m] = eid
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    for col in ("", "クラス", "心/技/体", "命", "魂", "燎", "運", "財", "弾", "エンゲージ", "状態"):
+        table.add_column(col)
+    for cid, c in chars.items():
+        if not isinstance(c, Mapping):
+            continue
+        cur, base = c.get("current") or {}, c.get("base") or {}
+
+        def pair(stat: str, cur: Mapping[str, Any] = cur, base: Mapping[str, Any] = base) -> str:
+            return f"{cur.get(stat, 0)}/{base.get(stat, 0)}" if stat in base else "-"
+
+        cls = "/".join(x for x in (c.get("main_class"), c.get("sub_class")) if x) or c.get("kind", "")
+        table.add_row(escape(str(c.get("name", cid))), escape(str(cls)),
+                      f"{cur.get('mind', 0)}/{cur.get('tech', 0)}/{cur.get('body', 0)}", pair("life"), pair("soul"),
+                      str(cur.get("kagaribi", "-")), str(cur.get("luck", "-")), str(cur.get("wealth", "-")),
+                      str(cur["bullets"]) if "bullets" in cur else "-", where.get(cid, ""), escape(_yg_flags(c)))
+    parts: list[RenderableType] = [table]
+    if isinstance(bf, Mapping):
+        names = {cid: str(c.get("name", cid)) for cid, c in chars.items() if isinstance(c, Mapping)}
+        engs = "  ".join(f"[{eid}] " + "・".join(names.get(m, m) for m in members)
+                         for eid, members in (bf.get("engagements") or {}).items())
+        parts.append(Text(f"ラウンド {bf.get('round', 0)}  " + engs))
+        order = bf.get("order") or []
+        acted = set(bf.get("acted") or [])
+        if order:
+            parts.append(Text("行動順: " + " → ".join(("✓" if a in acted else "") + names.get(a, a) for a in order)))
+    return Group(*parts)
+
+
 def render_observation(obs: Mapping[str, Any], title: str = "", *, compact: bool = False) -> RenderableType:
     """A panel of what the actor knows: the usual sections first (me, characters, relations, scene), then the rest.
 
@@ -251,8 +307,13 @@ def render_observation(obs: Mapping[str, Any], title: str = "", *, compact: bool
     the full view (the ``state`` command) shows everything.
     """
     special = {"cards": "ラウンド進行 (cards)", "flag_map": "フラグマップ (flag map)"}
-    keys = [k for k in _FIRST if k in obs] + [k for k in obs if k not in _FIRST and k not in special]
+    skip: set[str] = set(special)
     parts: list[RenderableType] = []
+    if obs.get("system") == "yogaribito":
+        parts.append(Text("キャラクター・戦場 (characters, battlefield)", style="bold underline"))
+        parts.append(_yogaribito_view(obs))
+        skip |= {"characters", "battlefield"} if compact else {"battlefield"}
+    keys = [k for k in _FIRST if k in obs and k not in skip] + [k for k in obs if k not in _FIRST and k not in skip]
     for k, label in special.items():
         if isinstance(obs.get(k), Mapping):
             parts.append(Text(label, style="bold underline"))

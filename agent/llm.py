@@ -59,7 +59,9 @@ __all__ = [
 #: longest "say" text (speech / narration) a model may attach to an answer
 SAY_MAX = 300
 #: decisions on which a PC, NPC or curse declares something aloud (a GM always may speak)
-_DECLARATIONS = frozenset({"pc.declare", "pc.cf_action", "curse.action", "bs.relation", "bs.proposal", "rc.declare"})
+_DECLARATIONS = frozenset({"pc.declare", "pc.cf_action", "curse.action", "bs.relation", "bs.proposal", "rc.declare",
+                           # 夜狩り人: a PC's or enemy's combat action, a social check
+                           "cb.major", "pc.social"})
 _REASK_TEMPLATE = "common/reask.md.j2"
 _CHOICE_ALIASES = ("choice", "answer", "option", "id", "option_id")
 

@@ -96,6 +96,9 @@ def server_command(gguf: Path, port: int, *, python: str | None = None) -> list[
     return [
         python or sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", HOST, "--port", str(port),
         "--n_ctx", "4096", "--n_threads_batch", "1",
+        # keep the evaluated state of several prompt prefixes (one per seat's system prompt), not only the last one:
+        # seats take turns, and re-reading a 2,000-token prefix costs tens of seconds on a CPU
+        "--cache", "True", "--cache_size", str(1 << 30),
     ]
 
 

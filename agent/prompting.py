@@ -52,10 +52,15 @@ LANGUAGES = ("ja", "en")
 _LINE_MAX = 600  # characters of one transcript line (a long scene text is cut, the newest lines matter most)
 _AGENT_TOPICS = frozenset({"fallback"})  # the table's own notices are not part of the fiction
 _GM_ONLY_TOPICS = frozenset({"scene_skipped"})  # names scenes the players never saw
-#: another character's fields that its snapshot shows to everyone (engine/systems/bloodberry/state.py Char.snap)
+#: another character's fields that its snapshot shows to everyone (engine/systems/bloodberry/state.py Char.snap,
+#: engine/systems/yogaribito/state.py Character.snap)
 _PUBLIC_CHAR_FIELDS = frozenset({
     "passion", "grace", "maturity", "doubt", "malice", "anxiety", "abilities", "willpower", "status", "skill", "sheet",
     "has_key", "foam_bonus", "no_relation_until", "absent_sessions", "hosted_by",
+    # 夜狩り人
+    "mind", "tech", "body", "life", "soul", "luck", "wealth", "kagaribi", "bullets", "base", "items", "feats",
+    "statuses", "awakened", "incapacitated", "dead", "doomed", "flying", "legs_broken", "blockading", "psychic_focus",
+    "in_scene", "delaying", "slots_usable", "sealed_item",
 })
 _PUBLIC_TABLE_PATHS = frozenset({"clock", "clues", "camp"})
 
@@ -360,6 +365,7 @@ def _observation_fields(obs: Mapping[str, Any]) -> dict[str, Any]:
         "title": str(scenario.get("title", "")),
         "setting": str(scenario.get("setting", "") or ""),
         "summary": str(scenario.get("summary", "") or ""),
+        "objective": str(scenario.get("objective", "") or ""),
         "scene": scene,
         "me": me,
         "me_json": _j(me) if me is not None else "",
@@ -383,6 +389,21 @@ def _compact_observation(obs: Mapping[str, Any]) -> dict[str, Any]:
     def char(c: Any, mine: bool) -> Any:
         if not isinstance(c, Mapping):
             return c
+        if "current" in c:  # 夜狩り人: values current/base, statuses and what is true of the character
+            cur, base = c.get("current") or {}, c.get("base") or {}
+            out_y: dict[str, Any] = {"name": _short_name(c.get("name", "")), "side": c.get("side")}
+            out_y["values"] = {k: (f"{v}/{base[k]}" if k in ("life", "soul") and k in base else v)
+                               for k, v in cur.items()}
+            if c.get("statuses"):
+                out_y["statuses"] = list(c["statuses"])
+            flags = [k for k in ("dead", "incapacitated", "awakened", "flying", "legs_broken") if c.get(k)]
+            if flags:
+                out_y["flags"] = flags
+            if mine:
+                out_y["class"] = [c.get("main_class"), c.get("sub_class")]
+                out_y["feats"] = list(c.get("feats") or [])
+                out_y["items"] = [i.get("item") if isinstance(i, Mapping) else i for i in c.get("items") or []]
+            return out_y
         out: dict[str, Any] = {"name": _short_name(c.get("name", "")), "status": c.get("status"),
                                "abilities": c.get("abilities")}
         if c.get("kind") == "curse":
@@ -395,6 +416,9 @@ def _compact_observation(obs: Mapping[str, Any]) -> dict[str, Any]:
         return out
 
     out: dict[str, Any] = {k: v for k, v in obs.items() if k in ("scenario", "phase", "camp_strength")}
+    bf = obs.get("battlefield")
+    if isinstance(bf, Mapping):
+        out["battlefield"] = {k: bf[k] for k in ("engagements", "round", "order") if k in bf}
     gm_part = obs.get("gm")
     if isinstance(gm_part, Mapping):
         out["gm"] = {k: gm_part[k] for k in ("gm_notes", "scene_secret", "flags") if k in gm_part}
@@ -407,7 +431,8 @@ def _compact_observation(obs: Mapping[str, Any]) -> dict[str, Any]:
         out["relations"] = {"|".join(r["between"]): r.get("strength") for r in rels if isinstance(r, Mapping) and "between" in r}
     scene = obs.get("scene")
     if isinstance(scene, Mapping):
-        out["scene"] = {k: scene[k] for k in ("title", "participants", "scene_actors", "npcs") if k in scene}
+        out["scene"] = {k: scene[k] for k in ("title", "participants", "scene_actors", "npcs", "present", "time_of_day",
+                                              "tags") if k in scene}
     if obs.get("clues"):
         out["clues"] = [_cut(str(c), 60) for c in obs["clues"][-3:]]
     if "me" in obs:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["SystemInfo", "register_system", "get_system", "systems", "KNOWN_SYSTEM_MODULES"]
 
 #: modules that register a system when imported (systems not implemented yet are simply absent)
-KNOWN_SYSTEM_MODULES = ("engine.systems.bloodberry",)
+KNOWN_SYSTEM_MODULES = ("engine.systems.bloodberry", "engine.systems.yogaribito")
 
 
 @dataclass(frozen=True)

@@ -414,7 +414,8 @@ def test_server_command_is_the_llama_cpp_server(fake_model_package):
 
     cmd = server_command(fake_model_package, 8123)
     assert cmd[1:] == ["-m", "llama_cpp.server", "--model", str(fake_model_package), "--host", "127.0.0.1", "--port",
-                       "8123", "--n_ctx", "4096", "--n_threads_batch", "1"]
+                       "8123", "--n_ctx", "4096", "--n_threads_batch", "1", "--cache", "True",
+                       "--cache_size", str(1 << 30)]
 
 
 def test_local_server_starts_answers_and_always_stops(fake_server_script, fake_model_package):

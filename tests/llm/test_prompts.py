@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel, Field
 
 from agent.llm import reply_schema, speaks
 from agent.prompting import (
@@ -23,8 +24,12 @@ from agent.prompting import (
 )
 from agent.scripted import ScriptedAgent
 from engine.core import Session, load_scenario
-from engine.core.decision import Decision
+from engine.core.decision import Decision, Option
 from engine.resources import resource_dir
+
+
+#: every system with a prompt folder on disk (not the registry: a system's prompts may land before its rules do)
+PROMPT_SYSTEMS = sorted(p.name for p in resource_dir("prompts").iterdir() if p.is_dir() and p.name != "common")
 
 
 class Recorder:
@@ -56,10 +61,11 @@ def role_of(session: Session, actor: str) -> str:
     return role
 
 
-def render(d: Decision, session: Session, role: str, *, budget: int = 3000, language: str = "ja") -> Any:
+def render(d: Decision, session: Session, role: str, *, budget: int = 3000, language: str = "ja",
+           system: str = "bloodberry") -> Any:
     say = speaks(d, role)
     schema = reply_schema(d, say=say)
-    return build_prompt(d, session.events, system="bloodberry", role=role, schema=schema, speaks=say,
+    return build_prompt(d, session.events, system=system, role=role, schema=schema, speaks=say,
                         language=language, budget_tokens=budget)
 
 
@@ -148,18 +154,19 @@ def test_transcript_keeps_to_its_budget_and_to_the_newest_lines(scenario_path):
         assert empty.transcript_lines == 0 and "まだ何も起きていない" in empty.messages[1]["content"]
 
 
-def test_template_ids_and_hashes():
+@pytest.mark.parametrize("system", PROMPT_SYSTEMS)
+def test_template_ids_and_hashes(system):
     lib = default_library()
     root = resource_dir("prompts")
     for role in ROLES:
-        tid = lib.role_template_id("bloodberry", role)
+        tid = lib.role_template_id(system, role)
         assert lib.template_hash(tid) == hashlib.sha256((root / tid).read_bytes()).hexdigest()
         deps = lib.dependencies(tid)
         assert set(deps) == {tid, "common/decision.md.j2", "common/answer_format.md.j2"}
-    assert lib.rules_id("bloodberry", "ja") == "bloodberry/rules.md"
-    assert lib.rules_id("bloodberry", "en") == "bloodberry/rules.en.md"
+    assert lib.rules_id(system, "ja") == f"{system}/rules.md"
+    assert lib.rules_id(system, "en") == f"{system}/rules.en.md"
     with pytest.raises(PromptError, match="unknown prompt role"):
-        lib.role_template_id("bloodberry", "dragon")
+        lib.role_template_id(system, "dragon")
 
 
 def test_a_broken_template_is_named(tmp_path, scenario_path):
@@ -252,3 +259,234 @@ def test_small_context_windows_get_compacted_prompts(scenario_path):
         assert "bloodberry/rules.en.md" not in small.templates and "## Rules" not in small.messages[0]["content"]
         user = small.messages[1]["content"]
         assert d.kind in user and all(f"`{o.id}`" in user for o in d.options or ())
+
+
+# -- every system on disk, with fake decisions (no session needed) -----------------------------------------------------
+class _Note(BaseModel):
+    text: str = Field(min_length=1, max_length=40)
+    dice: int = Field(ge=0, le=3)
+
+
+_GM_SECRET = "伯爵の寝所は地下納骨堂の三番目の棺である"
+_NOTES_SECRET = "黒幕は情報屋の兄である（GM メモ）"
+_SCENE_SECRET = "このシーンの床下には屍鬼が潜む"
+
+
+def fake_observation(actor: str, *, gm: bool = False) -> dict[str, Any]:
+    """A system-neutral observation: a scenario, a scene, two characters, ``me`` for a character actor and the GM
+    part (secrets included) when ``gm``: enough for every template field, shaped like the engines' observations."""
+    chars = {
+        "pc1": {"id": "pc1", "name": "御堂 迅（みどう じん）", "kind": "pc", "side": "pc",
+                "current": {"mind": 1, "tech": 7, "body": 4, "life": 13, "soul": 6}, "statuses": {}},
+        "foe": {"id": "foe", "name": "夜の伯爵", "kind": "enemy", "side": "gm", "tags": ["unholy_being"],
+                "current": {"mind": 4, "tech": 2, "body": 5, "life": 15, "soul": 8}, "statuses": {}},
+    }
+    obs: dict[str, Any] = {
+        "system": "fake",
+        "scenario": {"title": "夜の伯爵", "summary": "港町で若者の失踪が続いている。", "objective": "伯爵を討つ。"},
+        "phase": "climax",
+        "scene": {"id": "climax", "title": "廃教会の伯爵", "present": ["pc1", "foe"], "npcs": []},
+        "characters": chars,
+    }
+    if actor in chars:
+        obs["me"] = chars[actor]
+    if gm:
+        obs["gm"] = {"gm_notes": _NOTES_SECRET, "scene_secret": _SCENE_SECRET, "npc_secrets": {"foe": _GM_SECRET}}
+    return obs
+
+
+def fake_decision(actor: str, kind: str, shape: str) -> Decision:
+    options = [Option("yes", "【燎】を使う"), Option("no", "使わない"), Option("maybe", "様子を見る")]
+    if shape == "one":
+        return Decision(actor, kind, "【燎】を使う?", "§5.4 D27", options=options, context={"pool": 4}, seq=7)
+    if shape == "many":
+        return Decision(actor, kind, "使う特技を選ぶ", "§5.2 D25", options=options, pick=(0, 2), seq=7)
+    return Decision(actor, kind, "メモを書く", "§3.1 D16", payload_model=_Note, seq=7)
+
+
+def render_fake(system: str, role: str, d: Decision, obs: dict[str, Any], *, language: str = "ja",
+                max_prompt_tokens: int | None = None) -> Any:
+    say = speaks(d, role)
+    return build_prompt(d, [], system=system, role=role, schema=reply_schema(d, say=say), speaks=say,
+                        language=language, observation=obs, max_prompt_tokens=max_prompt_tokens)
+
+
+_ACTOR = {"gm": "gm", "npc": "foe", "curse": "foe", "pc": "pc1"}
+
+
+@pytest.mark.parametrize("shape", ["one", "many", "payload"])
+@pytest.mark.parametrize("language", ["ja", "en"])
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("system", PROMPT_SYSTEMS)
+def test_every_role_template_of_every_system_renders(system, role, language, shape):
+    actor = _ACTOR[role]
+    d = fake_decision(actor, "x.fake_kind", shape)
+    for obs in ({}, fake_observation(actor, gm=role == "gm")):
+        p = render_fake(system, role, d, obs, language=language)
+        sys_text, user = p.messages[0]["content"], p.messages[1]["content"]
+        assert p.template_id == f"{system}/{role}.md.j2"
+        assert set(p.templates) == {p.template_id, "common/decision.md.j2", "common/answer_format.md.j2",
+                                    default_library().rules_id(system, language)}
+        assert sys_text and "{{" not in sys_text + user and "{%" not in sys_text + user
+        assert d.kind in user and d.prompt in user
+        for o in d.options or ():
+            assert f"`{o.id}`" in user and o.label in user
+        if shape == "payload":
+            assert '"payload"' in user and "dice" in user
+        rules = default_library().text(default_library().rules_id(system, language))[0]
+        assert rules.splitlines()[0] in sys_text
+        if obs:
+            assert "夜の伯爵" in sys_text  # the scenario title
+            assert ("御堂" in user) and ("伯爵" in user)
+        refuse = "エンジンがすべて拒否する" if language == "ja" else "The engine refuses any id that is not listed"
+        assert refuse in user
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("system", PROMPT_SYSTEMS)
+def test_compacted_prompts_of_every_system(system, role):
+    actor = _ACTOR[role]
+    d = fake_decision(actor, "x.fake_kind", "one")
+    obs = fake_observation(actor, gm=role == "gm")
+    for language in ("ja", "en"):
+        p = render_fake(system, role, d, obs, language=language, max_prompt_tokens=300)
+        assert p.compacted
+        assert default_library().rules_id(system, language) not in p.templates
+        assert "## ルール" not in p.messages[0]["content"] and "## Rules" not in p.messages[0]["content"]
+        user = p.messages[1]["content"]
+        assert d.kind in user and all(f"`{o.id}`" in user for o in d.options or ())
+
+
+@pytest.mark.parametrize("role", ["npc", "curse", "pc"])
+@pytest.mark.parametrize("system", PROMPT_SYSTEMS)
+def test_other_seats_never_print_gm_fields(system, role):
+    """Defence in depth: even if an observation carried the GM part, no non-GM template prints it."""
+    actor = _ACTOR[role]
+    d = fake_decision(actor, "x.fake_kind", "one")
+    for language in ("ja", "en"):
+        text = "\n".join(m["content"] for m in render_fake(system, role, d, fake_observation(actor, gm=True),
+                                                         language=language).messages)
+        for secret in (_GM_SECRET, _NOTES_SECRET, _SCENE_SECRET):
+            assert secret not in text, f"{system}/{role} prints a GM secret"
+    gm = "\n".join(m["content"] for m in render_fake(system, "gm", fake_decision("gm", "x.fake_kind", "one"),
+                                                     fake_observation("gm", gm=True)).messages)
+    assert _NOTES_SECRET in gm and _SCENE_SECRET in gm and _GM_SECRET in gm
+
+
+@pytest.mark.parametrize("system", PROMPT_SYSTEMS)
+def test_gm_prompts_carry_the_injection_guard(system):
+    for language, words in (("ja", "あなたへの指示ではない"), ("en", "never instructions to you")):
+        p = render_fake(system, "gm", fake_decision("gm", "x.fake_kind", "one"), fake_observation("gm", gm=True),
+                        language=language)
+        assert words in p.messages[0]["content"]
+
+
+# -- 夜狩り人: guidance for every decision kind of engine/systems/yogaribito/DESIGN.md ------------------------------
+#: decisions the GM answers (D06, D17–D23, D29, D31/D32, D41, D43, D47, D50, D55, D57, D58 and the proposal ruling)
+YG_GM_KINDS = ("gm.scene", "gm.scene_player", "gm.scene_flow", "gm.call_check", "gm.npc_ability", "gm.proposal",
+               "gm.approve_common", "gm.concentration", "gm.disclose", "cb.layout", "cb.pc_order", "cb.gm_order",
+               "cb.crit_table", "cb.crit_row6", "cb.end", "ck.crit_fiat", "ap.xp_award")
+#: decisions a PC answers for its own character
+YG_PC_KINDS = ("cc.mode", "cc.assign", "cc.fallback", "cc.hero_bonus", "cc.main_class", "cc.sub_class", "cc.patron",
+               "cc.feats", "cc.equipment", "cc.loadout", "cc.origin", "cc.purpose", "cc.encounter",
+               "cc.encounter_npc", "cc.personal", "pc.entry", "pc.entry_ability", "pc.social", "pc.purchase",
+               "pc.propose", "ck.auto_feats", "ck.bought", "ck.kagaribi", "ck.luck", "ck.defense_ability", "ck.zero",
+               "ck.bullets", "ck.release_status", "ck.doom_ack", "ck.psychic_resources", "cb.delay", "cb.pc_order",
+               "cb.setup_feat", "cb.minor", "cb.major", "cb.targets", "cb.seal_item", "cb.blockade_consent",
+               "cb.blockade_opponent", "cb.crit_bonus", "cb.crit_hand", "cb.consumable", "cb.other_auto", "ap.spend",
+               "ap.rebuild", "ap.replacement")
+#: decisions a GM-side character (NPC, enemy) answers for itself
+YG_NPC_KINDS = ("ck.auto_feats", "ck.bought", "ck.kagaribi", "ck.luck", "ck.defense_ability", "ck.zero",
+                "ck.release_status", "cb.delay", "cb.setup_feat", "cb.minor", "cb.major", "cb.targets", "cb.seal_item",
+                "cb.blockade_consent", "cb.blockade_opponent", "cb.crit_bonus", "cb.crit_hand", "cb.consumable",
+                "cb.other_auto")
+_GUIDANCE = {"gm": ("GM の指針", "GM guidance"), "pc": ("プレイの指針", "Play guidance"),
+             "npc": ("戦い方の指針", "Play guidance"), "curse": ("戦い方の指針", "Play guidance")}
+
+
+@pytest.mark.parametrize("role, kinds", [("gm", YG_GM_KINDS), ("pc", YG_PC_KINDS), ("npc", YG_NPC_KINDS),
+                                         ("curse", YG_NPC_KINDS)])
+def test_yogaribito_guidance_for_every_decision_kind(role, kinds):
+    actor = _ACTOR[role]
+    for kind in kinds:
+        for language, words in zip(("ja", "en"), _GUIDANCE[role], strict=True):
+            user = render_fake("yogaribito", role, fake_decision(actor, kind, "one"), fake_observation(actor),
+                               language=language).messages[1]["content"]
+            assert f"{words}: " in user, f"no {language} guidance for {kind} in yogaribito/{role}"
+    user = render_fake("yogaribito", role, fake_decision(actor, "x.unknown", "one"), fake_observation(actor))
+    assert _GUIDANCE[role][0] not in user.messages[1]["content"]
+
+
+def _yg_character(cid: str, name: str, side: str, kind: str, **kw: Any) -> dict[str, Any]:
+    from engine.systems.yogaribito.state import Character
+
+    return Character(id=cid, name=name, side=side, kind=kind, **kw).snap()  # the engine's own character view
+
+
+def test_yogaribito_npc_seat_plays_enemies_and_people_true_to_their_nature():
+    count = _yg_character("count", "夜の伯爵", "gm", "enemy", tags=["unholy_being", "supernatural_being"],
+                          feats=["blood_drain", "mist_form", "night_predator"])
+    kaoru = _yg_character("kaoru", "情報屋・鴉木カオル", "gm", "npc")
+    d = fake_decision("count", "cb.targets", "one")
+    for language, enemy_words, npc_words in (("ja", "本性", "人物像"), ("en", "your nature", "who you are")):
+        enemy = render_fake("yogaribito", "npc", d, {"characters": {"count": count}, "me": count}, language=language)
+        person = render_fake("yogaribito", "npc", d, {"characters": {"kaoru": kaoru}, "me": kaoru}, language=language)
+        assert enemy_words in enemy.messages[0]["content"] and npc_words not in enemy.messages[0]["content"]
+        assert npc_words in person.messages[0]["content"]
+        assert "夜の伯爵" in enemy.messages[0]["content"] and "鴉木カオル" in person.messages[0]["content"]
+        # no speech asked (speech=False, not a declaration): the template does not invite a say line
+        assert "`say`" not in enemy.messages[1]["content"] and "say は" not in enemy.messages[0]["content"]
+
+
+def test_yogaribito_rules_summaries_cover_what_an_agent_needs():
+    lib = default_library()
+    ja, _ = lib.text("yogaribito/rules.md")
+    en, _ = lib.text("yogaribito/rules.en.md")
+    for words in ("5 と 6", "クリティカル", "ファンブル", "【燎】", "【運】", "【財】", "同値は受動側の勝ち", "マイナー",
+                  "メジャー", "エンゲージ", "至近", "遠隔", "連続ターゲット補正", "痛打表", "覚醒", "【魂】", "毒",
+                  "束縛", "1シーンに PC 1人1回", "購入判定"):
+        assert words in ja, words
+    for words in ("5 or 6", "Critical", "Fumble", "kagaribi", "luck", "wealth", "ties go to the passive side", "Minor",
+                  "Major", "Engagements", "close", "ranged", "Consecutive-target penalty", "痛打表", "awaken", "soul",
+                  "poison", "bound", "one per PC per scene", "purchase check"):
+        assert words in en, words
+    assert 2000 <= len(ja) <= 4500 and 3000 <= len(en) <= 7000
+
+
+def _yogaribito_playable() -> bool:
+    try:
+        from engine.core import systems
+
+        if "yogaribito" not in [s.id for s in systems()]:
+            return False
+        import agent.scripted.yogaribito as policy
+
+        return hasattr(policy, "POLICY")
+    except ImportError:
+        return False
+
+
+@pytest.mark.skipif(not _yogaribito_playable(), reason="yogaribito is not registered (or has no scripted policy) yet")
+def test_yogaribito_scripted_session_renders_every_decision_for_its_seat():
+    """Once the system plays: every decision of a scripted session renders in its seat's template in both languages,
+    and no non-GM prompt holds a GM secret (NPC secrets, information not yet disclosed)."""
+    path = resource_dir("scenarios") / "yogaribito" / "night_of_the_count.yaml"
+    kinds: set[str] = set()
+
+    def check(d: Decision, s: Session) -> None:
+        kinds.add(d.kind)
+        role = role_of(s, d.actor)
+        secrets = [t for texts in s.game.secrets().values() for t in texts]  # type: ignore[attr-defined]
+        for language in ("ja", "en"):
+            p = render(d, s, role, language=language, system="yogaribito")
+            user = p.messages[1]["content"]
+            assert p.template_id == f"yogaribito/{role}.md.j2" and d.kind in user and d.prompt in user
+            assert all(f"`{o.id}`" in user for o in d.options or ())
+            if role != "gm":
+                text = "\n".join(m["content"] for m in p.messages)
+                for secret in secrets:
+                    for v in _variants(secret):
+                        assert v not in text, f"{d.actor} ({role}) sees a GM secret in {d.kind}: {v[:40]}"
+
+    s = scripted_run(path, check)
+    assert s.is_over and {"gm.scene_flow", "pc.social"} <= kinds

@@ -1,0 +1,355 @@
+"""Scripted defaults of rules/yogaribito.md §8 for combat (D29–D42, D47, D48, D57, D60) and the §11.7 enemy policy.
+
+Every function reads only the decision: its options and its context (``engine/systems/yogaribito/combat.py``
+``battle_context``: the engagements, every combatant's visible values, the decider's attacks, items and costs). The
+GM side answers the same kinds for its characters, so the enemy policy is the same code with the §11.7 twists
+(vampire mist_form only with two or more PCs engaged; the sorcerer's brand_of_malice first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from engine.core.decision import Decision
+from engine.core.session import Session
+
+__all__ = ["POLICY", "attack_score", "best_attack"]
+
+#: healing options in order of preference (D35: heal an ally with life ≤ 1/3 base)
+HEALS = ("healing_prayer", "field_dressing", "first_aid", "revitalizer")
+
+
+def _first(d: Decision, *prefer: str) -> str:
+    for p in prefer:
+        if p in d.option_ids:
+            return p
+    return d.option_ids[0]
+
+
+def _chars(c: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(c.get("chars") or {})
+
+
+def _me(c: Mapping[str, Any]) -> dict[str, Any]:
+    return _chars(c).get(c.get("me", ""), {})
+
+
+def _hostile(c: Mapping[str, Any], other: str) -> bool:
+    ch = _chars(c)
+    return other in ch and ch[other].get("side") != c.get("side")
+
+
+def _enemies_in(c: Mapping[str, Any], eid: str | None) -> list[str]:
+    ch = _chars(c)
+    return [i for i in (c.get("engagements") or {}).get(eid, []) if _hostile(c, i) and ch[i].get("able")]
+
+
+def _low(x: Mapping[str, Any]) -> bool:
+    """life ≤ 1/3 of base (D35 / D48 threshold)."""
+    return 3 * int(x.get("life", 0)) <= int(x.get("life_base", 0))
+
+
+def attack_score(a: Mapping[str, Any], c: Mapping[str, Any]) -> float:
+    """Expected damage, roughly: average damage (vs the best legal target tag bonus) times a hit factor from the
+    pool; area attacks count the enemies they can reach in the best engagement."""
+    if a.get("no_damage"):
+        return 0.5
+    dmg = float(a.get("avg_damage", 0.0))
+    bonus = a.get("bonus_vs_tag")
+    ch = _chars(c)
+    foes = [t for t in a.get("targets", []) if _hostile(c, t)]
+    if bonus and any(bonus[0] in ch[t].get("tags", []) for t in foes):
+        dmg += float(bonus[1])
+    hit = min(1.0, 0.35 + 0.12 * int(a.get("pool", 0)))
+    n = 1
+    if a.get("target") == "area" and foes:
+        per: dict[str, int] = {}
+        for t in foes:
+            e = ch[t].get("engagement")
+            per[e] = per.get(e, 0) + 1
+        n = max(per.values())
+    elif a.get("target") == "scene_all":
+        n = max(1, len(foes))
+    return dmg * hit * n
+
+
+def _affordable(a: Mapping[str, Any], me: Mapping[str, Any]) -> bool:
+    """Never pay a cost that brings life or soul to 0 (the scripted side avoids its own zero trigger)."""
+    cost = a.get("cost") or {}
+    return all(int(me.get(s, 0)) > int(n) for s, n in cost.items() if s in ("life", "soul"))
+
+
+def best_attack(c: Mapping[str, Any], *, legal_only: bool = False) -> dict[str, Any] | None:
+    me = _me(c)
+    atts = [a for a in c.get("attacks") or [] if _affordable(a, me) and not a.get("no_damage")]
+    if legal_only:
+        atts = [a for a in atts if any(_hostile(c, t) for t in a.get("targets", []))]
+    if not atts:
+        return None
+    return max(atts, key=lambda a: (attack_score(a, c), -int(sum((a.get("cost") or {}).values()))))
+
+
+def _needs_to_move(c: Mapping[str, Any]) -> bool:
+    best = best_attack(c)
+    return best is not None and best.get("range") == "close" and not _enemies_in(c, c.get("engagement"))
+
+
+def _most_enemies_dest(d: Decision, c: Mapping[str, Any], prefix: str) -> str | None:
+    best: tuple[int, str] | None = None
+    for o in d.option_ids:
+        if not o.startswith(prefix):
+            continue
+        dest = o[len(prefix):]
+        if dest == "new":
+            continue
+        n = len(_enemies_in(c, dest))
+        if n and (best is None or n > best[0]):
+            best = (n, o)
+    return best[1] if best else None
+
+
+# -- D29–D33 -------------------------------------------------------------------------------------------------------
+def layout(d: Decision, s: Session) -> Any:
+    return _first(d, "split")
+
+
+def delay(d: Decision, s: Session) -> Any:
+    return _first(d, "none")
+
+
+def tie_order(d: Decision, s: Session) -> Any:
+    """D31 / D32: roster / data order (the options come in that order)."""
+    return d.option_ids[0]
+
+
+def setup_feat(d: Decision, s: Session) -> Any:
+    """D33: none, except ward / mist_form when engaged with an enemy (GM side: mist_form only with two or more PCs
+    engaged, §11.7), blessing on the ally with the highest attack ability (keeping soul for an attack)."""
+    c = d.context
+    me = _me(c)
+    foes = _enemies_in(c, c.get("engagement"))
+    gm_side = c.get("side") != "pc"
+    if "feat:mist_form" in d.option_ids and len(foes) >= (2 if gm_side else 1):
+        return "feat:mist_form"
+    if "feat:ward" in d.option_ids and foes and int(me.get("soul", 0)) > 3:
+        return "feat:ward"
+    bless = [o for o in d.option_ids if o.startswith("feat:blessing:")]
+    if bless and int(me.get("soul", 0)) >= 6:
+        ch = _chars(c)
+        return max(bless, key=lambda o: (ch.get(o.split(":")[2], {}).get("best_attack_ability", 0),
+                                         -bless.index(o)))
+    return "none"
+
+
+# -- D34 / D35 -----------------------------------------------------------------------------------------------------
+def minor(d: Decision, s: Session) -> Any:
+    """D34 (+ D48): a revitalizer when own life ≤ 1/3 base (an amplifier for soul); if the best attack is close and
+    no enemy is here, move to the engagement with the most enemies; else a minor damage-boost feat for the coming
+    attack; else none."""
+    c = d.context
+    me = _me(c)
+    own = [o for o in d.option_ids if o.startswith("item:") and o.endswith(f":{c.get('me')}")]
+    soul_low = 3 * int(me.get("soul", 0)) <= int(me.get("soul_base", 0))
+    for want, low in (("revitalizer", _low(me)), ("amplifier", soul_low)):
+        # D48: a revitalizer when own life ≤ 1/3 base; [HOUSE policy] likewise an amplifier for soul
+        if not low or me.get("awakened"):
+            continue
+        for o in own:
+            uid = o.split(":")[1]
+            if any(it.get("uid") == uid and it.get("item") == want for it in c.get("items") or []):
+                return o
+    if _needs_to_move(c):
+        dest = _most_enemies_dest(d, c, "move:")
+        if dest:
+            return dest
+    best = best_attack(c, legal_only=True)
+    if best is not None:
+        if "feat:silver_bullet" in d.option_ids and "firearm" in (best.get("categories") or []):
+            return "feat:silver_bullet"
+        if "feat:all_out_attack" in d.option_ids and _affordable({"cost": (c.get("costs") or {}).get(
+                "all_out_attack", {})}, me) and not _low(me):
+            return "feat:all_out_attack"
+    return "none"
+
+
+def _heal_option(d: Decision, c: Mapping[str, Any]) -> str | None:
+    ch = _chars(c)
+    best: tuple[tuple[int, float], str] | None = None
+    for o in d.option_ids:
+        parts = o.split(":")
+        if parts[0] not in ("feat", "item") or len(parts) != 3:
+            continue
+        what, tid = parts[1], parts[2]
+        if parts[0] == "item":
+            item = next((it.get("item") for it in c.get("items") or [] if it.get("uid") == what), None)
+            if item != "revitalizer":
+                continue
+            what = "revitalizer"
+        if what not in HEALS or tid not in ch or ch[tid].get("awakened") or ch[tid].get("dead"):
+            continue
+        x = ch[tid]
+        if not _low(x):
+            continue
+        if what != "revitalizer" and not _affordable({"cost": (c.get("costs") or {}).get(what, {})}, _me(c)):
+            continue
+        key = (HEALS.index(what), int(x.get("life", 0)) / max(1, int(x.get("life_base", 1))))
+        if best is None or key < best[0]:
+            best = (key, o)
+    return best[1] if best else None
+
+
+def _sorcerer_brand(d: Decision, c: Mapping[str, Any]) -> bool:
+    """§11.7: brand_of_malice first on the PC with most supernatural feats (while it has no 刻印)."""
+    att = next((a for a in c.get("attacks") or [] if a.get("feat") == "brand_of_malice"), None)
+    if att is None or "attack:brand_of_malice" not in d.option_ids or not _affordable(att, _me(c)):
+        return False
+    target = _brand_target(c, [t for t in att.get("targets", []) if _hostile(c, t)])
+    return target is not None
+
+
+def _brand_target(c: Mapping[str, Any], legal: list[str]) -> str | None:
+    ch = _chars(c)
+    foes = [t for t in legal if ch[t].get("side") == "pc" or _hostile(c, t)]
+    if not foes:
+        return None
+    top = max(foes, key=lambda t: (ch[t].get("sn_feats", 0), -foes.index(t)))
+    if "brand" in ch[top].get("statuses", []) or ch[top].get("sn_feats", 0) == 0:
+        return None
+    return top
+
+
+def major(d: Decision, s: Session) -> Any:
+    """D35: the forced release check; else heal an ally with life ≤ 1/3 base; else remove 束縛 when it needs to
+    move, or 武器封じ on its only weapon; else attack (the best expected damage; the sorcerer brands first); else
+    move toward the enemies if a close attack needs it; else pass."""
+    c = d.context
+    rel = [o for o in d.option_ids if o.startswith("release:")]
+    if rel:
+        return rel[0]
+    heal = _heal_option(d, c)
+    if heal:
+        return heal
+    if "remove:bound" in d.option_ids and _needs_to_move(c):
+        return "remove:bound"
+    if "remove:weapon_sealed" in d.option_ids and not any(o.startswith("attack:") for o in d.option_ids):
+        return "remove:weapon_sealed"
+    if _sorcerer_brand(d, c):
+        return "attack:brand_of_malice"
+    atts = [a for a in c.get("attacks") or [] if f"attack:{a['source']}" in d.option_ids]
+    atts = [a for a in atts if any(_hostile(c, t) for t in a.get("targets", [])) and _affordable(a, _me(c))
+            and not a.get("no_damage")]
+    best = max(atts, key=lambda a: (attack_score(a, c), -int(sum((a.get("cost") or {}).values())))) if atts else None
+    step_back = _withdraw_for_range(d, c, attack_score(best, c) if best else 0.0)
+    if step_back:
+        return step_back
+    if best is not None:
+        return f"attack:{best['source']}"
+    if _needs_to_move(c):
+        dest = _most_enemies_dest(d, c, "move:") or _most_enemies_dest(d, c, "withdraw:")
+        if dest:
+            return dest
+    if "remove:poison" in d.option_ids:
+        return "remove:poison"
+    return _first(d, "pass")
+
+
+def _withdraw_for_range(d: Decision, c: Mapping[str, Any], now: float) -> str | None:
+    """[HOUSE policy, beyond §8] A fighter whose best attack is ranged, stuck in an engagement with enemies where
+    its legal attacks are much weaker, withdraws to an engagement without enemies while an able ally stays to hold
+    the enemies (close-range enemies then stay where they are, §11.7)."""
+    best = best_attack(c)
+    if best is None or best.get("range") == "close" or attack_score(best, c) < 1.5 * now + 0.5:
+        return None
+    ch = _chars(c)
+    here = (c.get("engagements") or {}).get(c.get("engagement"), [])
+    allies = [i for i in here if i != c.get("me") and not _hostile(c, i) and ch[i].get("able")]
+    if not allies or not _enemies_in(c, c.get("engagement")):
+        return None
+    quiet = [o for o in d.option_ids if o.startswith("withdraw:") and o != "withdraw:new"
+             and not _enemies_in(c, o.split(":", 1)[1])]
+    if quiet:
+        return quiet[0]
+    return "withdraw:new" if "withdraw:new" in d.option_ids else None
+
+
+def targets(d: Decision, s: Session) -> Any:
+    """D36: single → the enemy with the lowest current life (brand_of_malice: the PC with most SN feats); area →
+    the engagement with most enemies, then all its enemies; scene_all → all enemies."""
+    c = d.context
+    ch = _chars(c)
+    stage = c.get("stage")
+    if stage == "engagement":
+        return max(d.option_ids, key=lambda e: (len(_enemies_in(c, e)), -d.option_ids.index(e)))
+    foes = [o for o in d.option_ids if _hostile(c, o)]
+    if stage == "members":
+        return foes or d.option_ids[:1]
+    if c.get("source_feat") == "brand_of_malice":
+        t = _brand_target(c, d.option_ids)
+        if t is not None:
+            return t
+    pool = foes or d.option_ids
+    return min(pool, key=lambda t: (ch.get(t, {}).get("life", 0), pool.index(t)))
+
+
+# -- D37–D42, D47, D57, D60 -------------------------------------------------------------------------------------------
+def seal_item(d: Decision, s: Session) -> Any:
+    dmg = d.context.get("damage") or {}
+    return max(d.option_ids, key=lambda u: (dmg.get(u, 0), -d.option_ids.index(u)))
+
+
+def blockade_consent(d: Decision, s: Session) -> Any:
+    c = d.context
+    return "consent" if c.get("mover_side") == c.get("side") else "contest"
+
+
+def blockade_opponent(d: Decision, s: Session) -> Any:
+    bodies = d.context.get("bodies") or {}
+    return max(d.option_ids, key=lambda b: (bodies.get(b, 0), -d.option_ids.index(b)))
+
+
+def crit_bonus(d: Decision, s: Session) -> Any:
+    c = d.context
+    if c.get("no_damage") or (c.get("d_eff") is not None and c.get("d_eff") == c.get("hit_ach")):
+        return "ach"
+    return "dmg"
+
+
+def crit_hand(d: Decision, s: Session) -> Any:
+    weapons = d.context.get("weapons") or {}
+    for slot in ("right_hand", "left_hand"):
+        if slot in d.option_ids and weapons.get(slot):
+            return slot
+    return d.option_ids[0]
+
+
+def other_auto(d: Decision, s: Session) -> Any:
+    c = d.context
+    if c.get("trigger") == "after_damage_to_self_determined":
+        if "feat:guardian_spirit" in d.option_ids and int(c.get("damage", 0)) >= 2:
+            return "feat:guardian_spirit"
+        return "none"
+    if "feat:desperate_courage" in d.option_ids:
+        return "feat:desperate_courage"
+    return "none"
+
+
+POLICY: dict[str, Callable[[Decision, Session], Any]] = {
+    "cb.layout": layout,
+    "cb.delay": delay,
+    "cb.pc_order": tie_order,
+    "cb.gm_order": tie_order,
+    "cb.setup_feat": setup_feat,
+    "cb.minor": minor,
+    "cb.major": major,
+    "cb.targets": targets,
+    "cb.seal_item": seal_item,
+    "cb.blockade_consent": blockade_consent,
+    "cb.blockade_opponent": blockade_opponent,
+    "cb.crit_bonus": crit_bonus,
+    "cb.crit_table": lambda d, s: _first(d, "roll"),
+    "cb.crit_hand": crit_hand,
+    "cb.end": lambda d, s: _first(d, "none"),
+    "cb.crit_row6": lambda d, s: _first(d, "incapacitate"),
+    "cb.other_auto": other_auto,
+}

@@ -1,0 +1,156 @@
+"""夜狩り人 whole sessions: the sample scenario end to end, campaigns, scenario-file errors, observations and the
+terminal view (rules/yogaribito.md §6, §7.1, §7.2, §7.10.2)."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+from rich.console import Console
+
+from agent.human import render_observation
+from agent.random_agent import RandomAgent
+from agent.scripted import ScriptedAgent
+from engine.core import Session, load_scenario
+from engine.core.events import AnswerEvent, CheckEvent, StateEvent
+from engine.core.scenario import ScenarioError
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "scenarios" / "yogaribito" / "night_of_the_count.yaml"
+
+
+def play(seed: int, agent=None, **kw) -> Session:
+    s = Session(load_scenario(SAMPLE), seed=seed, **kw)
+    agent = agent or ScriptedAgent()
+    n = 0
+    while not s.is_over:
+        s.answer(agent.act(s.pending, s), policy=agent.name)
+        n += 1
+        assert n < 20_000, "session does not end"
+    return s
+
+
+def test_scripted_sample_session_goes_through_every_phase_and_fights():
+    s = play(7)
+    out = s.outcome
+    assert out["scenes_played"][:2] == ["op_jin", "op_mio"] and out["scenes_played"][-1] == "ending"
+    assert set(out["fights"]) == {"m_ghouls", "climax"}
+    assert out["ending"] in ("objective_achieved", "objective_failed")
+    assert out["campaign"]["system"] == "yogaribito" and set(out["campaign"]["pcs"]) <= {"jin", "mio"}
+    phases = [e.dst for e in s.events if getattr(e, "type", "") == "phase" and e.machine == "session"]
+    assert phases == ["scenario_start", "opening", "middle", "climax", "ending", "afterplay", "finished"]
+    kinds = Counter(e.kind for e in s.events if isinstance(e, AnswerEvent))
+    for k in ("pc.social", "gm.scene_flow", "cb.major", "ap.xp_award"):
+        assert kinds[k] > 0, k
+    checks = Counter(e.check for e in s.events if isinstance(e, CheckEvent))
+    assert checks["information"] > 0 and checks["hit"] > 0 and checks["defense"] > 0
+
+
+def test_scripted_pcs_usually_achieve_the_objective_and_random_play_always_ends():
+    wins = sum(play(seed).outcome["ending"] == "objective_achieved" for seed in range(12))
+    assert wins >= 6, f"scripted PCs won only {wins}/12: the sample scenario's climax is not a fair fight"
+    for seed in range(12):
+        assert play(seed, RandomAgent(seed)).outcome is not None
+
+
+def test_social_check_once_per_scene_and_purchase_between_scenes_only_for_absent_pcs():
+    s = play(3)
+    per_scene: Counter[tuple[str, str]] = Counter()
+    scene = None
+    for e in s.events:
+        if getattr(e, "type", "") == "info" and e.topic == "scene":
+            scene = e.data["scene"]
+        if isinstance(e, AnswerEvent) and e.kind == "pc.social" and e.answer.get("choice") != "none":
+            per_scene[(scene, e.actor)] += 1
+    assert per_scene and max(per_scene.values()) == 1
+    prev: list[str] = []
+    for e in s.events:
+        if isinstance(e, StateEvent) and e.path == "previous_scene_pcs":
+            prev = list(e.new)
+        if isinstance(e, AnswerEvent) and e.kind == "pc.purchase":
+            assert e.actor not in prev, "a PC present in the previous scene was offered a between-scenes purchase"
+
+
+def test_campaign_carries_grown_pcs_into_the_next_session(tmp_path):
+    first = play(1)
+    camp = first.outcome["campaign"]
+    assert camp["sessions_played"] == 1
+    grown = first.game.t.chars["jin"]
+    second = Session(load_scenario(SAMPLE), seed=2, options={"campaign": json.loads(json.dumps(camp))})
+    jin = second.game.t.chars["jin"]  # loaded from the campaign when the session started
+    assert jin.base == {k: v for k, v in grown.base.items()}
+    assert (jin.xp_spent, jin.xp_unspent) == (grown.xp_spent, grown.xp_unspent)
+    agent = ScriptedAgent()
+    while not second.is_over:
+        second.answer(agent.act(second.pending, second), policy="scripted")
+    assert second.outcome["campaign"]["sessions_played"] == 2
+
+
+def test_same_seed_same_log_and_different_seed_differs():
+    a = [e.model_dump_json() for e in play(11).events]
+    b = [e.model_dump_json() for e in play(11).events]
+    c = [e.model_dump_json() for e in play(12).events]
+    assert a == b and a != c
+
+
+def _write(tmp_path: Path, data: dict) -> Path:
+    p = tmp_path / "s.yaml"
+    p.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    return p
+
+
+@pytest.mark.parametrize("mutate,field", [
+    (lambda d: d["scenes"][2].update(scene_player="nobody"), "scene_player"),
+    (lambda d: d["enemies"][0].update(enemy="dragon"), "enemy"),
+    (lambda d: d["scenes"][4]["combat"].update(enemies=["ghoul_a", "ghost"]), "combat.enemies"),
+    (lambda d: d["scenes"].pop(6), "climax"),
+    (lambda d: d["pcs"][0].update(sample="sample_nobody"), "sample"),
+    (lambda d: d.update(config={"crit_table_mode": "sometimes"}), "crit_table_mode"),
+    (lambda d: d.update(config={"class_floor_mode": "reject"}), "pcs[0]"),
+])
+def test_bad_scenarios_name_the_field(tmp_path, mutate, field):
+    data = yaml.safe_load(SAMPLE.read_text(encoding="utf-8"))
+    mutate(data)
+    with pytest.raises(ScenarioError) as e:
+        load_scenario(_write(tmp_path, data))
+    msg = str(e.value)
+    assert str(tmp_path / "s.yaml") in msg and field in msg, msg
+
+
+def test_observations_hide_npc_secrets_and_undisclosed_information():
+    s = Session(load_scenario(SAMPLE), seed=5)
+    agent = ScriptedAgent()
+    secret = next(n.secret for n in s.scenario.model.npcs if n.secret)
+    deep = s.scenario.model.info[1].tiers[1].text
+    seen_gm = False
+    while not s.is_over:
+        d = s.pending
+        for actor in s.game.actors():
+            text = json.dumps(s.game.observation(actor), ensure_ascii=False)
+            if actor in ("gm", "kaoru"):
+                seen_gm = seen_gm or secret in text
+            else:
+                assert secret not in text, actor
+            if actor != "gm" and s.game.info_level.get(s.scenario.model.info[1].id, -1) < 1:
+                assert deep not in text, actor  # the second tier is not disclosed yet
+        s.answer(agent.act(d, s), policy="scripted")
+    assert seen_gm
+
+
+def test_terminal_view_shows_values_engagements_and_order():
+    s = Session(load_scenario(SAMPLE), seed=7)
+    agent = ScriptedAgent()
+    while not s.is_over and s.game.t.battlefield is None:
+        s.answer(agent.act(s.pending, s), policy="scripted")
+    while not s.is_over and not (s.game.t.battlefield and s.game.t.battlefield.order):
+        s.answer(agent.act(s.pending, s), policy="scripted")
+    assert not s.is_over
+    buf = io.StringIO()
+    Console(file=buf, width=140, color_system=None).print(render_observation(s.game.observation("jin"), compact=True))
+    out = buf.getvalue()
+    for needle in ("御堂迅", "白鷺澪", "屍鬼", "命", "魂", "燎", "エンゲージ", "行動順", "E1"):
+        assert needle in out, needle
