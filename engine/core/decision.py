@@ -16,7 +16,43 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["Option", "Decision", "Answer", "IllegalAnswer"]
+__all__ = ["Option", "Decision", "Answer", "IllegalAnswer", "LazyContext"]
+
+
+class LazyContext(Mapping[str, Any]):
+    """A decision context built on first read: for contexts that cost more than the decision is worth when nobody
+    reads them (most scripted answers of a combat never look at the whole battlefield). The rules are suspended at
+    the decision while it is pending, so the context read later is the one of the moment it was asked."""
+
+    __slots__ = ("_fn", "_extra", "_data")
+
+    def __init__(self, fn: Callable[[], Mapping[str, Any]], extra: Mapping[str, Any] | None = None):
+        self._fn = fn
+        self._extra = dict(extra) if extra else {}
+        self._data: dict[str, Any] | None = None
+
+    def _get(self) -> dict[str, Any]:
+        if self._data is None:
+            data = dict(self._fn())
+            data.update(self._extra)
+            self._data = data
+        return self._data
+
+    def plus(self, **more: Any) -> LazyContext:
+        """The same lazy context with more (cheap) keys."""
+        return LazyContext(self._fn, {**self._extra, **more})
+
+    def __getitem__(self, key: str) -> Any:
+        return self._get()[key]
+
+    def __iter__(self) -> Any:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __repr__(self) -> str:
+        return f"LazyContext({'built' if self._data is not None else 'not built'})"
 
 
 @dataclass(frozen=True, slots=True)

@@ -73,11 +73,15 @@ class GameContext:
     dice: Dice
     options: Mapping[str, Any]
     _emit: Callable[[type[BaseModel], dict[str, Any]], None]
+    #: number of state changes so far (``state`` calls): rules code may cache values derived from the table and
+    #: recompute them when this moves (every state change is logged through ``state``)
+    version: int = 0
 
     def emit(self, event: BaseModel) -> None:
         self._emit(type(event), dict(event))
 
     def state(self, path: str, old: Any, new: Any, rule: str = "", cause: str = "") -> None:
+        self.version += 1
         self._emit(StateEvent, {"path": path, "old": old, "new": new, "rule": rule, "cause": cause})
 
     def narrate(self, actor: str, text: str, source: str = "scenario") -> None:

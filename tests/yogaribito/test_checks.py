@@ -27,10 +27,12 @@ from engine.systems.yogaribito.state import Battlefield, Character, ItemState, T
 # ----------------------------------------------------------------------------------------------------------------
 class FakeCtx:
     def __init__(self, faces: list[int]):
+        self.version = 0  # as engine.core.session.GameContext: bumped by every state change
         self.dice = Dice.scripted(faces)
         self.events: list[tuple[Any, ...]] = []
 
     def state(self, path: str, old: Any, new: Any, rule: str = "", cause: str = "") -> None:
+        self.version += 1
         self.events.append(("state", path, old, new))
 
     def check(self, check: str, rule: str, data: dict[str, Any]) -> None:

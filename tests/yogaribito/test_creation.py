@@ -36,11 +36,13 @@ from engine.systems.yogaribito.state import Character, ItemState, Table
 # ----------------------------------------------------------------------------------------------------------------
 class FakeCtx:
     def __init__(self, faces: list[int]):
+        self.version = 0  # as engine.core.session.GameContext: bumped by every state change
         self.dice = Dice.scripted(faces)
         self.events: list[tuple[Any, ...]] = []
         self.options: dict[str, Any] = {}
 
     def state(self, path: str, old: Any, new: Any, rule: str = "", cause: str = "") -> None:
+        self.version += 1
         self.events.append(("state", path, old, new))
 
     def check(self, check: str, rule: str, data: dict[str, Any]) -> None:

@@ -27,8 +27,8 @@ def _first(d: Decision, *prefer: str) -> str:
     return d.option_ids[0]
 
 
-def _chars(c: Mapping[str, Any]) -> dict[str, Any]:
-    return dict(c.get("chars") or {})
+def _chars(c: Mapping[str, Any]) -> Mapping[str, Any]:
+    return c.get("chars") or {}
 
 
 def _me(c: Mapping[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ through one door.
 from __future__ import annotations
 
 import math
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -37,20 +37,22 @@ class GameBase:
 
     # -- decisions ---------------------------------------------------------------------------------------------
     def choose(self, actor: str, kind: str, prompt: str, rule: str, pairs: Sequence[tuple[str, str]],
-               context: dict[str, Any] | None = None, refused: dict[str, str] | None = None,
+               context: Mapping[str, Any] | None = None, refused: dict[str, str] | None = None,
                always_ask: bool = False, speech: bool = False) -> Gen:
         """Ask ``actor`` for one of ``pairs`` (id, label). A single legal option is not asked unless ``always_ask``."""
         if not pairs:
             raise RuntimeError(f"{kind}: no legal option for {actor} (engine bug)")
         if len(pairs) == 1 and not always_ask:
             return pairs[0][0]
-        ans = yield Decision(actor, kind, prompt, rule, options=opts(pairs), context=context or {},
-                             refused=refused, speech=speech)
+        # `is None`, not `or`: a LazyContext must not be built just to test whether it is empty
+        ans = yield Decision(actor, kind, prompt, rule, options=opts(pairs),
+                             context=context if context is not None else {}, refused=refused, speech=speech)
         return ans.choice
 
     def choose_many(self, actor: str, kind: str, prompt: str, rule: str, pairs: Sequence[tuple[str, str]],
-                    lo: int, hi: int, context: dict[str, Any] | None = None) -> Gen:
-        ans = yield Decision(actor, kind, prompt, rule, options=opts(pairs), pick=(lo, hi), context=context or {})
+                    lo: int, hi: int, context: Mapping[str, Any] | None = None) -> Gen:
+        ans = yield Decision(actor, kind, prompt, rule, options=opts(pairs), pick=(lo, hi),
+                             context=context if context is not None else {})
         return list(ans.choices or ())
 
     def ask_payload(self, actor: str, kind: str, prompt: str, rule: str, model: type[BaseModel], check: Any = None,

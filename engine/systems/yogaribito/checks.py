@@ -254,7 +254,19 @@ class ChecksMixin(GameBase):
         return out
 
     def can_pay(self, c: Character, feat_id: str) -> bool:
-        return bool(self.cost_allocations(c, feat_id))
+        """Whether some allocation of ``cost_allocations`` exists, without listing them: every shortfall must be on a
+        stat bullets may cover, and the shortfalls together must fit in the bullets (asked for every feat of every
+        combatant before each action, so it is kept cheap)."""
+        f = FEATS[feat_id]
+        bullets = c.current.get("bullets", 0) if self._bullets_apply(c, f) else 0
+        need = 0
+        for stat, n in self.effective_cost(c, feat_id).items():
+            short = n - c.current.get(stat, 0)
+            if short > 0:
+                if stat not in _BULLET_PREFERENCE:
+                    return False
+                need += short
+        return need <= bullets
 
     def feat_limit_reason(self, c: Character, feat_id: str) -> str | None:
         lim = FEATS[feat_id].limit

@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...core.decision import LazyContext
 from ...core.machine import FlowState, MachineSpec
 from .arms import BAD_STATUSES, CRIT_TABLE, FEATS, STATUS_NAMES, FeatData, Formula, item_data
 from .base import Gen
@@ -319,7 +320,7 @@ class CombatMixin(ChecksMixin):
                 ans = yield from self.choose(
                     self.controller(c), "cb.delay", f"{c.name}: 遅延する?（【体】{c.current.get('body', 0)} → 0 として扱う）",
                     "§7.3.2 D30", [("none", "通常の行動順"), ("delay", "遅延する（【体】0として扱う）")],
-                    context={**self.battle_context(c), "body": c.current.get("body", 0)})
+                    context=self.lazy_battle(c, body=c.current.get("body", 0)))
                 delay = ans == "delay"
             self.set_flag(c, "delaying", delay, "§7.3.2 D30")
         yield from self._initiative(fighters)
@@ -373,7 +374,7 @@ class CombatMixin(ChecksMixin):
         if len(pairs) == 1:
             return None
         ans = yield from self.choose(self.controller(c), "cb.setup_feat", f"{c.name}: セットアップの特技を使う?",
-                                     "§7.3 setup_phase D33", pairs, context=self.battle_context(c))
+                                     "§7.3 setup_phase D33", pairs, context=self.lazy_battle(c))
         if ans == "none":
             return None
         parts = ans.split(":")
@@ -397,7 +398,7 @@ class CombatMixin(ChecksMixin):
             pairs = [(f"release:{s}", f"{STATUS_NAMES[s]}の解除判定（{ABILITY_JP[BAD_STATUSES[s].release_ability or 'body']}）")
                      for s in which]
             ans = yield from self.choose(self.controller(c), "cb.major", f"{c.name}: メジャーアクション（解除判定のみ）",
-                                         "§7.9 D35", pairs, context=self.battle_context(c))
+                                         "§7.9 D35", pairs, context=self.lazy_battle(c))
             yield from self._do_action(c, ans, major=True)
             return True
         ans = yield from self._ask_action(c, major=False)
@@ -428,7 +429,7 @@ class CombatMixin(ChecksMixin):
         ans = yield from self.choose(
             self.controller(c), "cb.other_auto", f"{c.name}: 手番の開始にオートタイミング特技を使う?", "§11.2 D60",
             [("none", "使わない")] + [(f"feat:{f.id}", f"{f.name} {f.effect}") for f in cands],
-            context={**self.battle_context(c), "trigger": "own_turn_start", "feats": [f.id for f in cands]})
+            context=self.lazy_battle(c, trigger="own_turn_start", feats=[f.id for f in cands]))
         if ans == "none":
             return None
         f = FEATS[ans.split(":", 1)[1]]
@@ -444,8 +445,7 @@ class CombatMixin(ChecksMixin):
         pairs, refused = self.action_options(c, major=major)
         kind, rule = ("cb.major", "§7.3.3 D35") if major else ("cb.minor", "§7.3.3 D34")
         prompt = f"{c.name}: {'メジャー' if major else 'マイナー'}アクション"
-        ctx = self.battle_context(c)
-        ctx["action"] = "major" if major else "minor"
+        ctx = self.lazy_battle(c, action="major" if major else "minor")
         ans = yield from self.choose(self.controller(c), kind, prompt, rule, pairs, context=ctx, refused=refused)
         return ans
 
@@ -820,8 +820,8 @@ class CombatMixin(ChecksMixin):
                 self.controller(b), "cb.blockade_consent",
                 f"{c.name} が封鎖された{eid}に{'入ろう' if way == 'enter' else 'から出よう'}としている: 許可する?", "§7.4 D38",
                 [("consent", "許可する（対決なし）"), ("contest", "【体】で対決する")], always_ask=True,
-                context={**self.battle_context(b), "mover": c.id, "mover_side": c.side, "way": way,
-                         "engagement": eid})
+                context=self.lazy_battle(b, **{"mover": c.id, "mover_side": c.side, "way": way,
+                         "engagement": eid}))
             if ans == "contest":
                 contest.append(b)
         if not contest:
@@ -862,7 +862,17 @@ class CombatMixin(ChecksMixin):
     # attacks (§7.5, §7.6, §7.7)
     # ==========================================================================================================
     def attack_sources(self, c: Character) -> list[AttackSource]:
-        """Weapons and attack feats ``c`` can use now (usable slot, not 武器封じ, feat usable incl. cost and 魔封)."""
+        """Weapons and attack feats ``c`` can use now (usable slot, not 武器封じ, feat usable incl. cost and 魔封).
+        Cached until the next state change (``ctx.version``): asked for every combatant before each action."""
+        cache: dict[str, tuple[int, list[AttackSource]]] = self.__dict__.setdefault("_sources_cache", {})
+        hit = cache.get(c.id)
+        if hit is not None and hit[0] == self.ctx.version:
+            return list(hit[1])
+        out = self._attack_sources(c)
+        cache[c.id] = (self.ctx.version, out)
+        return list(out)
+
+    def _attack_sources(self, c: Character) -> list[AttackSource]:
         out: list[AttackSource] = []
         if not c.able or self.helpless(c):
             return out
@@ -942,11 +952,11 @@ class CombatMixin(ChecksMixin):
         """D36: single → one legal character; area → a non-empty subset of one engagement the range allows;
         scene_all → a non-empty subset of every legal character."""
         legal = self.legal_targets(c, src)
-        ctx = {**self.battle_context(c), "source": src.id, "source_feat": src.feat.id if src.feat else None,
-               "target_type": src.target, "range": src.range}
+        ctx = self.lazy_battle(c, source=src.id, source_feat=src.feat.id if src.feat else None,
+                               target_type=src.target, range=src.range)
         if src.target == "single":
             pick = yield from self.choose(self.controller(c), "cb.targets", f"{src.name}の対象を選ぶ", "§7.5 D36",
-                                          [(x.id, self.who(x)) for x in legal], context={**ctx, "stage": "target"})
+                                          [(x.id, self.who(x)) for x in legal], context=ctx.plus(stage="target"))
             return [self.t.chars[pick]]
         pool = legal
         if src.target == "area":
@@ -960,13 +970,13 @@ class CombatMixin(ChecksMixin):
                 eid = yield from self.choose(
                     self.controller(c), "cb.targets", f"{src.name}（範囲）で狙うエンゲージを選ぶ", "§7.5 D36",
                     [(e, self._dest_label("", e).removesuffix("へ")) for e in engs],
-                    context={**ctx, "stage": "engagement"})
+                    context=ctx.plus(stage="engagement"))
             pool = [x for x in legal if self.engagement_of(x) == eid]
         if len(pool) == 1:
             return pool
         picked = yield from self.choose_many(
             self.controller(c), "cb.targets", f"{src.name}の対象を選ぶ（1人以上）", "§7.5 D36",
-            [(x.id, self.who(x)) for x in pool], 1, len(pool), context={**ctx, "stage": "members"})
+            [(x.id, self.who(x)) for x in pool], 1, len(pool), context=ctx.plus(stage="members"))
         return [self.t.chars[i] for i in picked]
 
     def attack(self, c: Character, source: str, targets: list[str] | None = None) -> Gen:
@@ -1220,8 +1230,8 @@ class CombatMixin(ChecksMixin):
         ans = yield from self.choose(
             self.controller(t), "cb.other_auto", f"{t.name}: {raw}点のダメージ。オートタイミング特技で軽減する?",
             "§7.7.1 §11.2 D60", [("none", "使わない")] + [(f"feat:{f.id}", f"{f.name} {f.effect}") for f in cands],
-            context={**self.battle_context(t), "trigger": "after_damage_to_self_determined", "damage": raw,
-                     "feats": [f.id for f in cands]})
+            context=self.lazy_battle(t, **{"trigger": "after_damage_to_self_determined", "damage": raw,
+                     "feats": [f.id for f in cands]}))
         if ans == "none":
             return raw
         f = FEATS[ans.split(":", 1)[1]]
@@ -1257,7 +1267,7 @@ class CombatMixin(ChecksMixin):
         """D47: after each turn the GM may end the combat (scenario reason)."""
         ans = yield from self.choose("gm", "cb.end", "戦闘を続ける?", "§11.6 D47",
                                      [("none", "続ける"), ("end", "戦闘を終了する（シナリオ上の理由）")],
-                                     always_ask=True, context=self.battle_context(None))
+                                     always_ask=True, context=self.lazy_battle(None))
         if ans == "end":
             raise CombatOver("ended_by_gm", "GMの判断 (D47)")
         return None
@@ -1340,6 +1350,10 @@ class CombatMixin(ChecksMixin):
     # ==========================================================================================================
     # what a combat decision's context shows (the policy reads only this and the options)
     # ==========================================================================================================
+    def lazy_battle(self, me: Character | None, **extra: Any) -> LazyContext:
+        """``battle_context(me)`` plus ``extra``, built only if someone reads it."""
+        return LazyContext(lambda: self.battle_context(me), extra)
+
     def battle_context(self, me: Character | None) -> dict[str, Any]:
         bf = self.t.battlefield
         chars: dict[str, Any] = {}

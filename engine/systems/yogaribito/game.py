@@ -258,8 +258,11 @@ class YogaribitoGame(AfterplayMixin, CreationMixin, CombatMixin, ChecksMixin, Ga
                     self.set_current(c, stat, c.base[stat], "§6 scenario_start")
             occupied = self._occupied_slots(c)
             self.set_current(c, "kagaribi", max(0, c.base.get("kagaribi", 6) - len(occupied)), "§3.1 step 7, §4.3")
-            for s in c.slots_used_this_scenario:
-                c.slots_used_this_scenario[s] = s in occupied
+            used = {s: s in occupied for s in c.slots_used_this_scenario}
+            if used != c.slots_used_this_scenario:
+                self.ctx.state(f"{c.id}.slots_used_this_scenario", dict(c.slots_used_this_scenario), dict(used),
+                               "§4.3", "scenario start")
+                c.slots_used_this_scenario = used
             for st in list(c.statuses):
                 self.remove_status(c, st, rule="§6 scenario_start", cause="scenario start")
         self.t.previous_scene_pcs = []
@@ -619,8 +622,14 @@ class YogaribitoGame(AfterplayMixin, CreationMixin, CombatMixin, ChecksMixin, Ga
         for c in self.t.chars.values():
             if c.social_check_used:
                 self.set_flag(c, "social_check_used", False, "§7.10.2 per-scene counters reset")
-            c.uses_scene.clear()
-            c.effects = [e for e in c.effects if e.get("until") not in ("scene", "turn", "round")]
+            if c.uses_scene:
+                self.ctx.state(f"{c.id}.uses_scene", dict(c.uses_scene), {}, "§7.10.2 step 3", "scene limits reset")
+                c.uses_scene.clear()
+            kept = [e for e in c.effects if e.get("until") not in ("scene", "turn", "round")]
+            if len(kept) != len(c.effects):
+                self.ctx.state(f"{c.id}.effects", [dict(e) for e in c.effects], [dict(e) for e in kept],
+                               "§7.10.2 step 3", "scene-duration effects end")
+                c.effects = kept
         prev = [] if s.master else [c.id for c in self._present_pcs()]
         self.ctx.state("previous_scene_pcs", list(self.t.previous_scene_pcs), list(prev), "§7.10.2 step 3")
         self.t.previous_scene_pcs = prev
