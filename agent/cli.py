@@ -14,7 +14,7 @@ import os
 import re
 import secrets
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table as RichTable
 
-from engine.core.events import AnswerEvent, EndEvent, InfoEvent, NarrationEvent, PhaseEvent, read_log
+from engine.core.events import AnswerEvent, CheckEvent, EndEvent, InfoEvent, NarrationEvent, PhaseEvent, read_log
 from engine.core.machine import diagram
 from engine.core.registry import get_system, systems
 from engine.core.replay import brief_outcome, render_transcript, resume, verify
@@ -59,7 +59,7 @@ def _paragraph(text: str) -> str:
 
 
 def _out() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+    return Console(highlight=False, soft_wrap=True, emoji=False)
 
 
 def _write_or_print(text: str, output: str | None) -> None:
@@ -146,6 +146,40 @@ def _config_value(text: str) -> Any:
     return value if isinstance(value, (int, float, list, dict)) and not isinstance(value, bool) else text
 
 
+#: info topics that name things only the GM knows (scenes the players never see)
+_GM_ONLY_TOPICS = frozenset({"scene_skipped"})
+
+
+def _roll_text(r: Mapping[str, Any]) -> str:
+    faces = r.get("faces") or []
+    bits = [f"{r.get('pool', len(faces))}D [{' '.join(map(str, faces))}] → 達成値 {r.get('ach', 0)}"]
+    target = r.get("target", r.get("threshold"))
+    if target is not None:
+        bits.append(f"/ 目標 {target}")
+    if r.get("crit"):
+        bits.append("クリティカル")
+    if r.get("fumble"):
+        bits.append("ファンブル")
+    if r.get("abandoned"):
+        bits.append("放棄")
+    bits.append("成功" if r.get("success") else "失敗")
+    for key, label in (("kagaribi", "燎"), ("luck", "運")):
+        if r.get(key):
+            bits.append(f"{label}:{r[key]}" if isinstance(r[key], str) else label)
+    return " ".join(bits)
+
+
+def check_lines(e: CheckEvent) -> list[str]:
+    """One line per roller of a check event, for the terminal (label, pool, faces, achievement, result)."""
+    d = e.data
+    label = str(d.get("label") or e.check)
+    if isinstance(d.get("rollers"), list):  # ブラッドベリー: one event for every roller of a judge
+        return [f"{label}: {r.get('who', '')} {_roll_text(r)}" for r in d["rollers"] if isinstance(r, Mapping)]
+    if "faces" in d or "pool" in d:
+        return [f"{label}: {d.get('who', '')} {_roll_text(d)}"]
+    return [label]
+
+
 def _printer(console: Console) -> Callable[[Sequence[BaseModel]], None]:
     def show(events: Sequence[BaseModel]) -> None:
         for e in events:
@@ -157,6 +191,11 @@ def _printer(console: Console) -> Callable[[Sequence[BaseModel]], None]:
                     console.print(f"[bold]{escape(e.actor)}[/]: {escape(spoken)}")
             elif isinstance(e, InfoEvent) and e.topic == "fallback":
                 console.print(f"[dim]({escape(e.text)})[/]")
+            elif isinstance(e, InfoEvent) and e.topic not in _GM_ONLY_TOPICS:
+                console.print(f"[cyan]▶ {escape(e.text)}[/]")
+            elif isinstance(e, CheckEvent):
+                for line in check_lines(e):
+                    console.print(f"[dim]🎲 {escape(line)}[/]")
             elif isinstance(e, PhaseEvent):
                 console.rule(f"[dim]{escape(e.machine)}: {escape(e.dst)}[/]", style="dim")
 

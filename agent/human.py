@@ -261,6 +261,40 @@ def _yg_flags(c: Mapping[str, Any]) -> str:
     return " ".join(bits)
 
 
+def _yg_names() -> tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]]:
+    from engine.systems.yogaribito.arms import FEATS, ITEMS
+    from engine.systems.yogaribito.data import CLASSES
+
+    return CLASSES, FEATS, ITEMS
+
+
+def _yg_me(me: Mapping[str, Any]) -> RenderableType:
+    """My sheet in a few lines: classes, feats, items and where they are, lifepath."""
+    classes, feats, items = _yg_names()
+    slot_jp = {"right_hand": "右手", "left_hand": "左手", "armor": "防具", "accessory": "アクセサリー"}
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column()
+    cls = [classes[c].name if c in classes else str(c) for c in (me.get("main_class"), me.get("sub_class")) if c]
+    if cls:
+        grid.add_row("クラス", escape(" / ".join(cls)))
+    if me.get("feats"):
+        grid.add_row("特技", escape("、".join(feats[f].name if f in feats else str(f) for f in me["feats"])))
+    held = []
+    for it in me.get("items") or []:
+        name = items[it["item"]].name if it.get("item") in items else str(it.get("item"))
+        where = slot_jp.get(it.get("slot") or "", "")
+        uses = f"×{it['uses_left']}" if it.get("uses_left") else ""
+        held.append(f"{name}{uses}" + (f"（{where}）" if where else ""))
+    if held:
+        grid.add_row("アイテム", escape("、".join(held)))
+    if me.get("effects"):
+        grid.add_row("効果", escape(", ".join(str(e.get("id")) for e in me["effects"])))
+    if me.get("secret"):
+        grid.add_row("秘密", escape(str(me["secret"])))
+    return grid
+
+
 def _yogaribito_view(obs: Mapping[str, Any]) -> RenderableType:
     """夜狩り人: every character in view with its values (命/魂 current/base, hero points, statuses), the
     battlefield's engagements and this round's action order."""
@@ -282,7 +316,9 @@ def _yogaribito_view(obs: Mapping[str, Any]) -> RenderableType:
         def pair(stat: str, cur: Mapping[str, Any] = cur, base: Mapping[str, Any] = base) -> str:
             return f"{cur.get(stat, 0)}/{base.get(stat, 0)}" if stat in base else "-"
 
-        cls = "/".join(x for x in (c.get("main_class"), c.get("sub_class")) if x) or c.get("kind", "")
+        classes = _yg_names()[0]
+        cls = "/".join(classes[x].name if x in classes else str(x) for x in (c.get("main_class"), c.get("sub_class"))
+                       if x) or {"enemy": "エネミー", "npc": "NPC"}.get(str(c.get("kind")), "")
         table.add_row(escape(str(c.get("name", cid))), escape(str(cls)),
                       f"{cur.get('mind', 0)}/{cur.get('tech', 0)}/{cur.get('body', 0)}", pair("life"), pair("soul"),
                       str(cur.get("kagaribi", "-")), str(cur.get("luck", "-")), str(cur.get("wealth", "-")),
@@ -312,7 +348,11 @@ def render_observation(obs: Mapping[str, Any], title: str = "", *, compact: bool
     if obs.get("system") == "yogaribito":
         parts.append(Text("キャラクター・戦場 (characters, battlefield)", style="bold underline"))
         parts.append(_yogaribito_view(obs))
-        skip |= {"characters", "battlefield"} if compact else {"battlefield"}
+        skip |= {"characters", "battlefield", "system"} if compact else {"battlefield", "system"}
+        if compact and isinstance(obs.get("me"), Mapping):
+            parts.append(Text("自分 (me)", style="bold underline"))
+            parts.append(_yg_me(obs["me"]))
+            skip.add("me")
     keys = [k for k in _FIRST if k in obs and k not in skip] + [k for k in obs if k not in _FIRST and k not in skip]
     for k, label in special.items():
         if isinstance(obs.get(k), Mapping):
@@ -348,7 +388,7 @@ class HumanAgent:
         show_state: bool = True,
         recent: int = 8,
     ):
-        self.console = console or Console()
+        self.console = console or Console(emoji=False)  # ids such as swap:knife:right_hand are not emoji codes
         #: with an injected input function the prompts and answers are echoed, so the output reads like a session
         self._echo = input_fn is not None
         self._input = input_fn or (lambda prompt: self.console.input(Text(prompt)))

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 
 from agent.human import render_observation
@@ -154,3 +156,32 @@ def test_terminal_view_shows_values_engagements_and_order():
     out = buf.getvalue()
     for needle in ("御堂迅", "白鷺澪", "屍鬼", "命", "魂", "燎", "エンゲージ", "行動順", "E1"):
         assert needle in out, needle
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 100_000), scripted=st.booleans())
+def test_whole_sessions_keep_the_invariants(seed: int, scripted: bool):
+    """Over whole sessions: 命/魂/燎/運/財/弾 never negative nor above base (燎 ≤ 6), nobody dead or 戦闘不能 is
+    asked to act, and every defense pool is at least one die."""
+    s = Session(load_scenario(SAMPLE), seed=seed)
+    agent = ScriptedAgent() if scripted else RandomAgent(seed)
+    n = 0
+    while not s.is_over:
+        d = s.pending
+        for c in s.game.t.chars.values():
+            for stat in ("life", "soul", "luck", "wealth", "bullets", "kagaribi"):
+                v = c.current.get(stat)
+                if v is None:
+                    continue
+                assert v >= 0, (c.id, stat, v)
+                cap = 6 if stat == "kagaribi" else c.base.get(stat, v)
+                assert v <= cap, (c.id, stat, v, cap)
+        me = s.game.t.chars.get(d.actor)
+        if me is not None and d.kind in ("cb.minor", "cb.major", "cb.setup_feat", "cb.delay"):
+            assert me.able, f"{d.kind} asked of {d.actor}, who is dead or 戦闘不能"
+        s.answer(agent.act(d, s), policy=agent.name)
+        n += 1
+        assert n < 20_000
+    for e in s.events:
+        if isinstance(e, CheckEvent) and e.check == "defense":
+            assert e.data["pool"] >= 1, e.data

@@ -1262,7 +1262,10 @@ class CreationMixin(GameBase):
                 continue
             lid = "loadout:" + ",".join(f"{u}={s}" for u, s in lo.items() if s) if any(lo.values()) else "loadout:none"
             n = len(occupied_slots([(next(i.item for i in slot_items if i.uid == u), s) for u, s in lo.items()]))
-            pairs.append((lid, f"{lid[8:] or 'なし'} (【燎】{max(0, KAGARIBI_MAX - n)})"))
+            names = {i.uid: ITEMS[i.item].name for i in slot_items}
+            where = {"right_hand": "右手", "left_hand": "左手", "armor": "防具", "accessory": "アクセサリー"}
+            label = "・".join(f"{names[u]}→{where.get(s, s)}" for u, s in lo.items() if s) or "何も装備しない"
+            pairs.append((lid, f"{label}（【燎】{max(0, KAGARIBI_MAX - n)}）"))
             by_id[lid] = lo
             if len(pairs) > 40:
                 break
