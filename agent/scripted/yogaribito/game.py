@@ -46,6 +46,9 @@ POLICY: dict[str, Callable[[Decision, Session], Any]] = {
     "gm.scene_flow": lambda d, s: _first(d, "start_combat", "close_scene"),
     "pc.social": social,
     "gm.call_check": _highest,
+    # D19 ad hoc: the scripted GM never calls one (it only follows the scenario), but answer if asked
+    "gm.call_check_free": lambda d, s: {"pc": next(iter(d.context.get("pcs") or {"": 0})), "ability": "body",
+                                       "target": 1, "label": "判定"},
     "gm.npc_ability": lambda d, s: _first(d, "mind"),
     "pc.purchase": purchase,
     "pc.propose": lambda d, s: _first(d, "none"),

@@ -7,7 +7,9 @@ creation (creation.py) and afterplay (afterplay.py) are mixins with the API of D
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, create_model
 
 from ...core.session import GameContext
 from .afterplay import AfterplayMixin
@@ -23,6 +25,15 @@ from .scenario import PHASES, InfoData, SceneData, YogaribitoScenario
 from .state import Character, ItemState, Table
 
 __all__ = ["YogaribitoGame", "PHASE_NAMES"]
+
+class CallCheck(BaseModel):
+    """D19: a check the GM calls on a PC in the scene (a generic check: its outcome is narrated, §5.6)."""
+
+    pc: str = Field(description="a PC present in the scene and able to act")
+    ability: Literal["mind", "tech", "body"]
+    target: int = Field(1, ge=1, le=5, description="target number (basic checks: 1; §9.12 guideline)")
+    label: str = Field("判定", min_length=1, max_length=60, description="what the check is about")
+
 
 PHASE_NAMES = {"opening": "オープニングフェイズ", "middle": "ミドルフェイズ", "climax": "クライマックスフェイズ",
                "ending": "エンディングフェイズ"}
@@ -410,13 +421,28 @@ class YogaribitoGame(AfterplayMixin, CreationMixin, CombatMixin, ChecksMixin, Ga
         for _ in range(self.cfg.max_scene_actions):
             yield from self._social_round(s)
             pairs: list[tuple[str, str]] = []
+            able = [c for c in self._present_pcs() if c.able]
             if s.combat is not None and not fought and self._present_pcs():
                 pairs.append(("start_combat", "戦闘を開始する"))
-            if any(not c.social_check_used and c.able for c in self._present_pcs()) and not pairs:
+            if any(not c.social_check_used for c in able) and not pairs:
                 pairs.append(("continue", "シーンを続ける"))
             pairs.append(("close_scene", "シーンを終了する"))
+            if able:
+                pairs.append(("call_check", "PC に判定を求める（D19）"))
+            psychics = [self.t.chars[i] for i in self.t.present if self.t.chars[i].main_class == "psychic"]
+            if psychics and not self.t.concentration:
+                pairs.append(("concentration_on", "精神集中が要される場面にする（D22）"))
+            if self.t.concentration:
+                pairs.append(("concentration_off", "精神集中の場面を終える（D22）"))
             ch = yield from self.choose("gm", "gm.scene_flow", f"シーン「{s.title}」: 次は?", "§7.1 D58", pairs,
-                                        context={"scene": s.id, "combat_pending": s.combat is not None and not fought})
+                                        context={"scene": s.id, "combat_pending": s.combat is not None and not fought},
+                                        speech=True)
+            if ch == "call_check":
+                yield from self._gm_called_check(able)
+                continue
+            if ch in ("concentration_on", "concentration_off"):
+                yield from self._concentration(ch == "concentration_on")
+                continue
             if ch == "start_combat":
                 fought = True
                 yield from self._combat(s)
@@ -451,6 +477,22 @@ class YogaribitoGame(AfterplayMixin, CreationMixin, CombatMixin, ChecksMixin, Ga
                 if chk.failure_damage is not None and chk.failure_damage.amount:
                     yield from self.damage(c, chk.failure_damage.amount, chk.failure_damage.stat,
                                            rule="§9.12 failure penalty", cause=chk.id)
+
+    def _gm_called_check(self, able: list[Character]) -> Gen:
+        """D19: the GM calls a check on a present PC (ability, target); the result is narrated."""
+        ids = tuple(c.id for c in able)
+        # the legal PCs as an enum in the schema, so that every kind of agent sees them
+        model = create_model("CallCheck", __base__=CallCheck,
+                             pc=(Literal[ids], Field(description="a PC present in the scene and able to act")))  # type: ignore[valid-type,arg-type]
+        spec = yield from self.ask_payload("gm", "gm.call_check_free", "どの PC に、どの能力値で、目標値いくつの判定を求める?",
+                                           "§5.6 D19", model,
+                                           context={"pcs": {c.id: {a: c.current.get(a, 0) for a in ("mind", "tech",
+                                                                                                   "body")}
+                                                            for c in able}})
+        assert isinstance(spec, CallCheck)
+        c = self.t.chars[spec.pc]
+        yield from self.run_check(c, "generic", spec.ability, spec.target,
+                                  label=f"{spec.label}（{ABILITY_NAMES[spec.ability]}）", rule="§5.6 D19")
 
     def _info(self, iid: str) -> InfoData:
         return next(i for i in self.sc.info if i.id == iid)
