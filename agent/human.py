@@ -506,7 +506,7 @@ class HumanAgent:
         for i, (name, sub) in enumerate(props.items()):
             sub = _resolve(sub, schema)
             while True:
-                line = self._ask(f"{_field_prompt(name, sub, name in required)}> ", decision, session)
+                line = self._ask(f"{_field_prompt(name, sub, name in required, schema)}> ", decision, session)
                 if i == 0 and line.startswith("{"):
                     try:
                         whole = json.loads(line)
@@ -541,12 +541,30 @@ def _resolve(sub: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
     return sub
 
 
-def _field_prompt(name: str, sub: dict[str, Any], required: bool) -> str:
+def _object_shape(obj: dict[str, Any], root: dict[str, Any]) -> str:
+    """{"item": knife|katana|…, "slot": right_hand|…} — what one element of a list of objects looks like."""
+    parts = []
+    for key, prop in (obj.get("properties") or {}).items():
+        prop = _resolve(prop, root)
+        enum = prop.get("enum") or next((a.get("enum") for a in prop.get("anyOf", []) if a.get("enum")), None)
+        parts.append(f'"{key}": ' + ("|".join(map(str, enum)) if enum else prop.get("type", "value")))
+    return "{" + ", ".join(parts) + "}"
+
+
+def _field_prompt(name: str, sub: dict[str, Any], required: bool, root: dict[str, Any] | None = None) -> str:
     bits = [name]
     if sub.get("description"):
         bits.append(f"— {sub['description']}")
+    items: dict[str, Any] = sub["items"] if isinstance(sub.get("items"), dict) else {}
     if "enum" in sub:
         bits.append("[" + " / ".join(f"{i}:{v}" for i, v in enumerate(sub["enum"], 1)) + "]")
+    elif sub.get("type") == "array" and root is not None and _resolve(items, root).get("type") == "object":
+        bits.append("(a JSON list of " + _object_shape(_resolve(items, root), root) + ")")
+    elif sub.get("type") == "array" and "enum" in items:
+        lo, hi = sub.get("minItems", 0), sub.get("maxItems")
+        count = f"{lo}..{hi if hi is not None else ''}"
+        bits.append(f"({count} of, separated by commas) [" +
+                    " / ".join(f"{i}:{v}" for i, v in enumerate(items["enum"], 1)) + "]")
     else:
         t = sub.get("type", "value")
         lo, hi = sub.get("minimum", sub.get("minLength")), sub.get("maximum", sub.get("maxLength"))

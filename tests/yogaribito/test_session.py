@@ -185,3 +185,17 @@ def test_whole_sessions_keep_the_invariants(seed: int, scripted: bool):
     for e in s.events:
         if isinstance(e, CheckEvent) and e.check == "defense":
             assert e.data["pool"] >= 1, e.data
+
+
+def test_human_payload_prompts_list_the_legal_ids():
+    """A person filling a payload sees the ids the engine accepts: feats as a numbered list, equipment as the shape of
+    one element with its item and slot ids."""
+    from agent.human import _field_prompt, _resolve
+    from engine.systems.yogaribito.creation import Equipment
+
+    schema = Equipment.model_json_schema()
+    items = _resolve(schema["properties"]["items"], schema)
+    text = _field_prompt("items", items, False, schema)
+    assert '"item": knife|katana' in text and "right_hand|left_hand|armor|accessory" in text
+    feats = {"type": "array", "items": {"enum": ["dark_curse", "ward"]}, "minItems": 1, "maxItems": 4}
+    assert "[1:dark_curse / 2:ward]" in _field_prompt("main", feats, True)

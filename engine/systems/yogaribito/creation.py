@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator, create_model
 
 from .arms import ENEMIES, FEATS, ITEMS, SN_CLASSES, feats_of_list, lists_of_class
 from .base import GameBase, Gen
@@ -848,7 +848,10 @@ class FeatPicks(_M):
 
 
 class ItemPick(_M):
-    item: str = Field(min_length=1, max_length=40)
+    # the known ids are published in the schema (humans and models see them); unknown or unstockable ones get the
+    # rule's own message from the cross-field check
+    item: str = Field(min_length=1, max_length=40, json_schema_extra={"enum": [i for i, d in ITEMS.items()
+                                                                               if d.stock is not None]})
     slot: SlotId | None = None
 
 
@@ -1020,7 +1023,8 @@ class CreationMixin(GameBase):
             default = default_assignment(values, sug_main)
             others = [default_assignment(values, k) for k in ("witch_hunter", "black_magic")]
             assign = yield from self.ask_payload(
-                who, "cc.assign", f"{pc_id}: 出目 {sorted(values, reverse=True)} を【心】【技】【体】【命】【魂】【運】に割り振る",
+                who, "cc.assign", (f"{pc_id}: 出目 {list(dice)}（合計 {sum(dice)} ≤ 20 のため 1〜6）" if fallback else
+                                   f"{pc_id}: 出目") + f" {sorted(values, reverse=True)} を【心】【技】【体】【命】【魂】【運】に割り振る",
                 "§3.1 step 1.3 D02", Assignment, _assignment_check(values),
                 context={"values": sorted(values, reverse=True), "dice": list(dice), "fallback": bool(fallback),
                          "suggested_class": sug_main, "primary": PRIMARY_ABILITY[sug_main],
@@ -1145,8 +1149,19 @@ class CreationMixin(GameBase):
 
         label = (f"{CLASSES[main].name}から{n['main']}つ" if main == sub else
                  f"{CLASSES[main].name}から{n['main']}つ、{CLASSES[sub].name}から{n['sub']}つ")
+        # feat ids as an enum in the schema (humans and models see them), the candidates listed in the prompt; which
+        # list a pick may come from and the counts are the cross-field check, with the rule's own messages
+        main_ids = tuple(dict.fromkeys(main_opts + sub_opts + common))
+        known = tuple(dict.fromkeys(main_ids + tuple(FEATS)))
+        fields: dict[str, Any] = {
+            "main": (list[Literal[known]], Field(min_length=1, max_length=4)),  # type: ignore[valid-type,misc]
+            "sub": (list[Literal[known]], Field(default_factory=list, max_length=1)),  # type: ignore[valid-type,misc]
+        }
+        model = create_model("FeatPicks", __base__=FeatPicks, **fields)
+        listing = "、".join(f"{f}={FEATS[f].name}" for f in main_ids)
         picks = yield from self.ask_payload(
-            who, "cc.feats", f"{pc_id}: 特技を選ぶ ({label}; メインの1つは共通特技でもよい)", "§3.1 step 5 D09", FeatPicks,
+            who, "cc.feats", f"{pc_id}: 特技を選ぶ ({label}; メインの1つは共通特技でもよい)\n{listing}",
+            "§3.1 step 5 D09", model,
             check, context={"main_class": main, "sub_class": sub, "counts": dict(n), "main_options": main_opts,
                             "sub_options": sub_opts, "common_options": common,
                             "names": {f: FEATS[f].name for f in dict.fromkeys(main_opts + sub_opts + common)},
