@@ -212,6 +212,7 @@ def _factory(seed: int, console: Console, llm: _LLMSeats | None = None) -> Agent
 #: estimated prompt tokens (characters / 2) that fit the local model's 4,096-token window with room for the reply
 LOCAL_MAX_PROMPT = 1000
 LOCAL_MAX_TOKENS = 300
+LOCAL_TIMEOUT = 180.0
 
 
 class _LLMSeats:
@@ -242,8 +243,10 @@ class _LLMSeats:
             except LocalLLMError as e:
                 raise CLIError(str(e)) from None
             # the reply is one small JSON object: a smaller reservation leaves the 4,096-token window to the prompt
+            # a CPU model can take minutes on a long prompt when the machine is busy; a timed-out request keeps the
+            # server busy and the retry queues behind it, so give one attempt time rather than retry early
             overrides.update(base_url=server.base_url, model=server.model, mode=args.llm_mode or DEFAULT_MODE,
-                             max_tokens=LOCAL_MAX_TOKENS)
+                             max_tokens=LOCAL_MAX_TOKENS, timeout=LOCAL_TIMEOUT)
             print(f"local LLM {server.model} at {server.base_url}", file=sys.stderr)
         self._overrides = overrides
         self.settings = resolve_settings(overrides, Path(args.llm_config) if args.llm_config else None)
