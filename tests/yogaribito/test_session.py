@@ -40,6 +40,7 @@ def test_scripted_sample_session_goes_through_every_phase_and_fights():
     s = play(7)
     out = s.outcome
     assert out["scenes_played"][:2] == ["op_jin", "op_mio"] and out["scenes_played"][-1] == "ending"
+    assert "m_count" in out["scenes_played"]  # the master scene: narration only, nobody appears
     assert set(out["fights"]) == {"m_ghouls", "climax"}
     assert out["ending"] in ("objective_achieved", "objective_failed")
     assert out["campaign"]["system"] == "yogaribito" and set(out["campaign"]["pcs"]) <= {"jin", "mio"}
@@ -105,11 +106,16 @@ def _write(tmp_path: Path, data: dict) -> Path:
     return p
 
 
+def _scene(d: dict, sid: str) -> dict:
+    return next(s for s in d["scenes"] if s["id"] == sid)
+
+
 @pytest.mark.parametrize("mutate,field", [
-    (lambda d: d["scenes"][2].update(scene_player="nobody"), "scene_player"),
+    (lambda d: _scene(d, "m_investigate").update(scene_player="nobody"), "scene_player"),
     (lambda d: d["enemies"][0].update(enemy="dragon"), "enemy"),
-    (lambda d: d["scenes"][4]["combat"].update(enemies=["ghoul_a", "ghost"]), "combat.enemies"),
-    (lambda d: d["scenes"].pop(6), "climax"),
+    (lambda d: _scene(d, "m_ghouls")["combat"].update(enemies=["ghoul_a", "ghost"]), "combat.enemies"),
+    (lambda d: d["scenes"].remove(_scene(d, "climax")), "climax"),
+    (lambda d: _scene(d, "m_count").update(scene_player="jin"), "master"),
     (lambda d: d["pcs"][0].update(sample="sample_nobody"), "sample"),
     (lambda d: d.update(config={"crit_table_mode": "sometimes"}), "crit_table_mode"),
     (lambda d: d.update(config={"class_floor_mode": "reject"}), "pcs[0]"),
@@ -199,3 +205,18 @@ def test_human_payload_prompts_list_the_legal_ids():
     assert '"item": knife|katana' in text and "right_hand|left_hand|armor|accessory" in text
     feats = {"type": "array", "items": {"enum": ["dark_curse", "ward"]}, "minItems": 1, "maxItems": 4}
     assert "[1:dark_curse / 2:ward]" in _field_prompt("main", feats, True)
+
+
+def test_after_a_master_scene_every_pc_may_purchase():
+    """§6 / AMB-32: previous_scene_pcs is empty after a master scene, so every living PC is offered D21."""
+    s = play(2)
+    after_master = False
+    offered: set[str] = set()
+    for e in s.events:
+        if getattr(e, "type", "") == "info" and e.topic == "scene":
+            if after_master:
+                break
+            after_master = e.data["scene"] == "m_count"
+        if after_master and isinstance(e, AnswerEvent) and e.kind == "pc.purchase":
+            offered.add(e.actor)
+    assert offered == {"jin", "mio"}
