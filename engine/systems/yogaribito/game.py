@@ -120,10 +120,15 @@ class YogaribitoGame(AfterplayMixin, CreationMixin, CombatMixin, ChecksMixin, Ga
                          "objective_achieved": self.objective_achieved, "played": list(self.played)}
         return obs
 
+    #: always shown in a character's view, even when empty or zero
+    _VIEW_KEEP = frozenset({"id", "name", "side", "kind", "base", "current", "feats", "items", "statuses"})
+
     def _char_view(self, c: Character) -> dict[str, Any]:
+        """A character as others see it: its snapshot without empty bookkeeping (false flags, zero counters, empty
+        maps), so that observations stay readable for people and short for models."""
         d = c.snap()
         d.pop("creation", None)
-        return d
+        return {k: v for k, v in d.items() if k in self._VIEW_KEEP or v not in (False, None, 0, "", [], {})}
 
     def secrets(self) -> dict[str, list[str]]:
         """Texts only their owner may see: information tiers not disclosed yet (the GM's); an NPC's secret (the
