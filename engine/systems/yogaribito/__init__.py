@@ -47,7 +47,7 @@ INFO = register_system(
         description="異能伝奇アクション: 判定は【心】【技】【体】の個数のダイスで5・6を数える。燎・運・財、覚醒、エンゲージ戦闘。",
         # the hero-point windows of every check: mechanical, asked many times a session (§5.2 steps A–F)
         reaction_kinds=frozenset({"ck.auto_feats", "ck.bought", "ck.kagaribi", "ck.luck", "ck.defense_ability",
-                                  "ck.bullets", "cb.crit_bonus", "cb.crit_table", "cb.blockade_consent",
+                                  "ck.bullets", "cb.crit_bonus", "cb.crit_table", "cb.blockade_consent", "cb.delay",
                                   "cb.other_auto"}),
     )
 )
