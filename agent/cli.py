@@ -488,6 +488,88 @@ def cmd_new_character(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_playtest(args: argparse.Namespace) -> int:
+    """Batch playtest: run a scenario many times, write report.json and report.html."""
+    import time
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from .batch.runner import SEED_SCHEME, BatchError, check_seats, run_batch
+    from .table import SeatError
+
+    if args.runs < 1:
+        raise CLIError(f"--runs must be at least 1 (got {args.runs})")
+    if args.jobs < 1:
+        raise CLIError(f"--jobs must be at least 1 (got {args.jobs})")
+    if args.scheduler and args.executor != "dask":
+        raise CLIError("--scheduler needs --executor dask")
+    seats = args.seat or ["all=scripted"]
+    try:
+        spec = SeatSpec.parse(seats)
+    except SeatError as e:
+        raise CLIError(str(e)) from None
+    for who, pol in spec.entries:
+        if pol == "human" or is_llm_policy(pol):
+            raise CLIError(f"--seat {who}={pol}: batch playtests seat only scripted and random policies "
+                           "(batch LLM runs come with `trpg compare`)")
+    scenario = load_scenario(args.scenario)
+    try:
+        check_seats(args.scenario, seats)
+    except BatchError as e:
+        raise CLIError(str(e)) from None
+    if args.executor == "dask":
+        try:
+            importlib.import_module("dask.distributed")
+        except ImportError:
+            raise CLIError("--executor dask needs dask[distributed]: pip install -e '.[batch]'") from None
+    try:
+        importlib.import_module("matplotlib")
+    except ImportError:
+        raise CLIError("trpg playtest draws its plots with matplotlib: pip install -e '.[batch]'") from None
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise CLIError(f"--out {out} exists and is not a directory")
+    keep = out / "logs" if args.keep_logs else None
+    console = _out()
+    t0 = time.perf_counter()
+    with Progress(TextColumn("[bold]playtest[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+                  TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=Console(stderr=True),
+                  disable=args.quiet, transient=False) as bar:
+        task = bar.add_task("sessions", total=args.runs, rate="")
+
+        def progress(done: int, total: int) -> None:
+            dt = time.perf_counter() - t0
+            bar.update(task, completed=done, rate=f"{done / dt:.1f} sessions/s" if done and dt > 0 else "")
+
+        try:
+            agg = run_batch(args.scenario, args.runs, [f"{w}={p}" for w, p in spec.entries], args.seed, jobs=args.jobs,
+                            executor=args.executor, scheduler=args.scheduler, keep_logs_dir=keep,
+                            problem_logs_dir=out / "logs", progress=progress)
+        except BatchError as e:
+            raise CLIError(str(e)) from None
+    elapsed = time.perf_counter() - t0
+    rep = agg.report()
+    rep["run"] = {"runs": args.runs, "seed": args.seed, "seeds": SEED_SCHEME, "seats": [f"{w}={p}" for w, p in spec.entries],
+                  "executor": args.executor, "jobs": args.jobs, "scheduler": args.scheduler or "",
+                  "config": "scenario defaults"}
+    from .batch.report import write_report
+
+    paths = write_report(rep, out)
+    if not args.quiet:
+        sess = rep["sessions"]
+        console.print(f"[bold]{escape(str(getattr(scenario.model, 'title', scenario.id)))}[/] — {sess['runs']} sessions in "
+                      f"{elapsed:.1f} s ({sess['runs'] / max(elapsed, 1e-9):.1f} sessions/s); {sess['stalled']} hit a safety cap, "
+                      f"{sess['failed']} failed")
+        console.print("endings: " + escape(", ".join(f"{r['label']} {r['rate']:.1%}" for r in rep["endings"])))
+        for w in rep["warnings"]:
+            console.print(f"[yellow]warning:[/] {escape(w)}")
+        console.print(f"wrote {escape(str(paths['json']))} and {escape(str(paths['html']))}")
+    if rep["sessions"]["failed"] == rep["sessions"]["runs"]:
+        first = rep["failures"]["items"][0]
+        raise CLIError(f"every session failed (seed {first['seed']}: {first['error']}); the report is in {paths['html']}")
+    return 0
+
+
 def cmd_llm_serve(args: argparse.Namespace) -> int:
     from .local_llm import LocalLLMError, serve
 
@@ -581,6 +663,22 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-k", "--case", action="append", default=[], help="run only this case id (repeatable)")
     s.add_argument("-v", "--verbose", action="store_true", help="show the decision log of passing cases too")
     s.set_defaults(func=cmd_examples)
+
+    s = sub.add_parser("playtest", help="run a scenario many times and write a report (report.json, report.html)")
+    s.add_argument("scenario", metavar="SCENARIO")
+    s.add_argument("--runs", type=int, required=True, metavar="N", help="number of sessions")
+    s.add_argument("--seat", action="append", metavar="ROLE=POLICY",
+                   help="as for play; policies scripted or random (default all=scripted)")
+    s.add_argument("--seed", type=int, default=0, help="base seed: session i plays seed S*1_000_003+i (default 0)")
+    s.add_argument("--jobs", type=int, default=1, metavar="J", help="worker processes (default 1: this process)")
+    s.add_argument("--executor", choices=("local", "dask"), default="local",
+                   help="local process pool, or Dask distributed (a LocalCluster on 127.0.0.1 unless --scheduler)")
+    s.add_argument("--scheduler", metavar="ADDRESS", help="a Dask scheduler address, e.g. tcp://10.0.0.5:8786")
+    s.add_argument("--out", required=True, metavar="DIR", help="where report.json, report.html and logs/ go")
+    s.add_argument("--keep-logs", action="store_true", help="keep every session's log in DIR/logs "
+                   "(failed and stalled sessions get one anyway)")
+    s.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    s.set_defaults(func=cmd_playtest)
 
     s = sub.add_parser("new-character", help="create a character interactively")
     s.add_argument("system", metavar="SYSTEM")

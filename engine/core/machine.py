@@ -11,6 +11,9 @@ it reaches the machine (the decision's legal options come from ``may_<trigger>``
 
 from __future__ import annotations
 
+import inspect
+import weakref
+
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,7 +64,9 @@ class FlowState:
 
     def __init__(self, spec: MachineSpec, on_move: Callable[[str, str, str, str], None] | None = None):
         self.spec = spec
-        self._on_move = on_move
+        # the shared machine holds its models strongly: a bound method is held weakly, so that a session nobody
+        # refers to any more can be collected (its GameContext then detaches its flow states, see session.py)
+        self._on_move: Any = weakref.WeakMethod(on_move) if inspect.ismethod(on_move) else on_move
         spec.machine().add_model(self, initial=spec.initial)
 
     def fire(self, trigger: str) -> None:
@@ -70,15 +75,19 @@ class FlowState:
             getattr(self, trigger)()
         except (MachineError, AttributeError) as e:
             raise MachineError(f"{self.spec.name}: trigger {trigger!r} is not allowed from state {src!r} ({e})") from None
-        if self._on_move is not None:
-            self._on_move(self.spec.name, trigger, src, self.state)
+        cb = self._on_move
+        if isinstance(cb, weakref.WeakMethod):
+            cb = cb()
+        if cb is not None:
+            cb(self.spec.name, trigger, src, self.state)
 
     def may(self, trigger: str) -> bool:
         return trigger in self.spec.triggers_from(self.state)
 
     def detach(self) -> None:
+        """Leave the shared machine (the position stays readable). Sessions detach their flow states when they end."""
         m = self.spec.machine()
-        if self in m.models:
+        if any(x is self for x in m.models):
             m.remove_model(self)
 
     def __eq__(self, other: Any) -> bool:  # identity: transitions skips models that compare equal

@@ -10,8 +10,9 @@ seed, config, forced dice and the ordered answers, which is what ``engine.core.r
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Generator, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -64,6 +65,12 @@ class Game(Protocol):
     def actors(self) -> list[str]: ...
 
 
+def _detach_all(flows: list[FlowState]) -> None:
+    for fs in flows:
+        fs.detach()
+    flows.clear()
+
+
 @dataclass
 class GameContext:
     """Everything the rules may touch: the scenario, the config, the dice and the event sink."""
@@ -76,6 +83,16 @@ class GameContext:
     #: number of state changes so far (``state`` calls): rules code may cache values derived from the table and
     #: recompute them when this moves (every state change is logged through ``state``)
     version: int = 0
+    #: the flow states made by ``flow``: detached from the shared machines when the session ends (``release``) or
+    #: when this context is collected, so that finished sessions do not pile up in the machines' model lists
+    _flows: list[FlowState] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        weakref.finalize(self, _detach_all, self._flows)
+
+    def release(self) -> None:
+        """Detach every flow state of this session from the shared machines (positions stay readable)."""
+        _detach_all(self._flows)
 
     def emit(self, event: BaseModel) -> None:
         self._emit(type(event), dict(event))
@@ -94,7 +111,9 @@ class GameContext:
         self._emit(CheckEvent, {"check": check, "rule": rule, "data": data})
 
     def flow(self, spec: MachineSpec) -> FlowState:
-        return FlowState(spec, self._on_move)
+        fs = FlowState(spec, self._on_move)
+        self._flows.append(fs)
+        return fs
 
     def _on_move(self, machine: str, trigger: str, src: str, dst: str) -> None:
         self._emit(PhaseEvent, {"machine": machine, "trigger": trigger, "src": src, "dst": dst})
@@ -239,6 +258,7 @@ class Session:
             self.outcome = stop.value or {}
             self._emit_kw(EndEvent, {"outcome": self.outcome})
             self.close()
+            self.ctx.release()
             return
         d.seq = self.decisions
         self.decisions += 1

@@ -1,0 +1,118 @@
+from __future__ import annotations
+
+import itertools
+import json
+import pickle
+
+import pytest
+
+from agent.batch.runner import play_one
+from agent.batch.summary import bloodberry_success_probability, summarize, yogaribito_success_probability
+
+from .conftest import INOIRI, YOGARIBITO
+
+
+def test_yogaribito_seed_1_summary():
+    s = play_one(str(YOGARIBITO), ["all=scripted"], 1)
+    assert s["system"] == "yogaribito" and s["seed"] == 1 and s["finished"]
+    assert s["ending"] == "objective_achieved"
+    assert s["pcs"] == {"jin": "alive", "mio": "alive"}
+    assert s["outcomes"] == {"fight m_ghouls": "pcs_win", "fight climax": "pcs_win"}
+    assert s["decisions"] == 279
+    assert sum(s["decision_kinds"].values()) == 279
+    assert s["decision_kinds"]["ck.luck"] == 35
+    assert s["scenes"] == ["op_jin", "op_mio", "m_investigate", "m_school", "m_count", "m_ghouls", "m_preparation",
+                           "climax", "ending"]
+    assert s["topics"]["scene"] == 9
+    assert s["caps"] == []
+    hit = s["checks"]["hit"]
+    assert (hit["n"], hit["judged"], hit["succ"], hit["p_n"], hit["p_succ"]) == (25, 25, 22, 25, 20)
+    assert s["checks"]["damage"]["judged"] == 0  # a result, not a roll
+    assert s["resources_end"]["jin.life"] == 13 and s["resources_end"]["mio.luck"] == 2
+    assert s["resources_by_scene"]["op_jin"]["jin.life"] == 13 and s["resources_by_scene"]["op_jin"]["mio.soul"] == 9
+    assert s["resources_by_scene"]["climax"]["mio.soul"] == 5
+    assert "jin:silver_bullet" in s["effects"] and "jin:diamond_body" in s["effects_available"]
+    # small, picklable and JSON-able
+    assert pickle.loads(pickle.dumps(s)) == s
+    assert json.loads(json.dumps(s)) == s
+    assert len(json.dumps(s)) < 10_000
+
+
+def test_bloodberry_seed_1_summary():
+    s = play_one(str(INOIRI), ["all=scripted"], 1)
+    assert s["ending"] == "victory" and s["decisions"] == 534
+    assert s["pcs"] == {"aoi": "active", "beni": "active", "chika": "active", "dora": "active"}
+    assert s["outcomes"] == {"victory goal aoi[0]": "achieved", "victory goal chika[0]": "achieved"}
+    assert s["scenes"] == ["opening", "hagurumado", "seikai_shrine", "inoiri_port", "hinako_room", "climax"]
+    g = s["checks"]["generic:basic"]
+    assert (g["n"], g["succ"], g["p_n"], g["p_succ"]) == (16, 13, 16, 13)
+    assert s["checks"]["relation:opposed:active"]["n"] == 22
+    assert s["resources_end"]["aoi.passion"] == 5 and s["resources_end"]["beni.willpower"] == 1
+    assert s["resources_by_scene"]["climax"]["chika.grace"] == 2
+    assert s["effects"] == {"aoi:ganbariya": 1, "beni:kyoshi": 1, "aoi:yasegaman": 1}
+    assert "dora:majo" in s["effects_available"]
+
+
+def test_stalled_session_is_marked():
+    s = play_one(str(YOGARIBITO), ["all=scripted"], 1, max_decisions=20)
+    assert not s["finished"] and s["stall"] and "decision_cap" in s["caps"]
+    assert s["decisions"] >= 20
+
+
+def test_summarize_reads_materialized_events_too():
+    from agent.table import SeatSpec, Table
+    from engine.core.scenario import load_scenario
+    from engine.core.session import Session
+
+    session = Session(load_scenario(YOGARIBITO), 1)
+    Table(session, SeatSpec.parse(["all=scripted"])).run()
+    _ = session.events  # builds the pydantic models
+    assert summarize(session) == play_one(str(YOGARIBITO), ["all=scripted"], 1)
+
+
+@pytest.mark.parametrize("pool", range(0, 7))
+@pytest.mark.parametrize("target", range(0, 5))
+def test_yogaribito_probability_matches_brute_force(pool, target):
+    from engine.systems.yogaribito.checks import evaluate
+
+    faces = list(itertools.product(range(1, 7), repeat=pool))
+    wins = sum(1 for f in faces if evaluate(list(f), target)[2])
+    assert yogaribito_success_probability(pool, target) == pytest.approx(wins / len(faces), abs=1e-12)
+
+
+@pytest.mark.parametrize("pool", range(0, 7))
+@pytest.mark.parametrize("threshold", range(0, 5))
+def test_bloodberry_probability_matches_brute_force(pool, threshold):
+    faces = list(itertools.product(range(1, 7), repeat=pool))
+    wins = sum(1 for f in faces if sum(1 for x in f if x >= 5) >= threshold)
+    assert bloodberry_success_probability(pool, threshold) == pytest.approx(wins / len(faces), abs=1e-12)
+
+
+def test_known_probabilities():
+    assert yogaribito_success_probability(0, 1) == 0.0
+    assert yogaribito_success_probability(1, 1) == pytest.approx(1 / 3)
+    assert yogaribito_success_probability(2, 1) == pytest.approx(5 / 9)
+    assert yogaribito_success_probability(2, 2) == pytest.approx(4 / 36)  # both 5/6 (two 6s included)
+    assert bloodberry_success_probability(3, 1) == pytest.approx(1 - (2 / 3) ** 3)
+
+
+def test_play_one_lets_go_of_its_session():
+    """The shared transitions machines would otherwise keep every finished session alive (memory grows with N)."""
+    import gc
+
+    from engine.core.session import Session
+
+    def alive() -> int:
+        gc.collect()
+        return sum(1 for o in gc.get_objects() if isinstance(o, Session))
+
+    before = alive()
+    for seed in range(3):
+        play_one(str(YOGARIBITO), ["all=scripted"], seed)
+    assert alive() <= before
+
+
+def test_replacement_pc_has_end_values_but_no_trajectory():
+    s = play_one(str(YOGARIBITO), ["all=scripted"], 4)  # mio dies in the climax; mio_2 replaces her afterwards
+    assert s["pcs"].get("mio") == "dead" and "mio_2.life" in s["resources_end"]
+    assert all(not k.startswith("mio_2.") for vals in s["resources_by_scene"].values() for k in vals)
