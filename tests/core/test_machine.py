@@ -31,7 +31,7 @@ def test_finished_sessions_leave_the_shared_machines():
 
 
 def test_abandoned_sessions_are_collected_and_let_go():
-    for system in systems():
+    for system in [x for x in systems() if x.sample_scenarios]:
         sc = load_scenario(system.sample_scenarios[0])
         before = [_live(m) for m in system.machines]
         s = Session(sc, seed=1)
