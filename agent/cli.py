@@ -570,6 +570,77 @@ def cmd_playtest(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_compare(args: argparse.Namespace, stack: contextlib.ExitStack | None = None) -> int:
+    """Compare seat policies on the same seeds: compare.json, compare.html and a table."""
+    if stack is None:
+        with contextlib.ExitStack() as st:
+            return cmd_compare(args, st)
+    import time
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .batch.compare import CompareError, compare, parse_policies, rich_tables, write_compare
+    from .batch.runner import BatchError
+
+    if args.runs < 1:
+        raise CLIError(f"--runs must be at least 1 (got {args.runs})")
+    if args.jobs < 1:
+        raise CLIError(f"--jobs must be at least 1 (got {args.jobs})")
+    if args.scheduler and args.executor != "dask":
+        raise CLIError("--scheduler needs --executor dask")
+    try:
+        policies = parse_policies(args.policy or [])
+    except CompareError as e:
+        raise CLIError(str(e)) from None
+    scenario = load_scenario(args.scenario)
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise CLIError(f"--out {out} exists and is not a directory")
+    if args.executor == "dask" and not any(p.uses_llm for p in policies):
+        try:
+            importlib.import_module("dask.distributed")
+        except ImportError:
+            raise CLIError("--executor dask needs dask[distributed]: pip install -e '.[batch]'") from None
+    llm_factories: dict[str, Callable[[str], Agent]] = {}
+    note = ""
+    if any(p.uses_llm for p in policies):
+        all_seats = SeatSpec(tuple(e for p in policies for e in SeatSpec.parse(p.seats).entries))
+        seats = _llm_seats(args, all_seats, _scenario_language(scenario), stack)
+        assert seats is not None
+        for p in policies:
+            if p.uses_llm:
+                llm_factories[p.name] = seats.agent
+        note = (f"LLM policies: every session ran in this process, at most {args.jobs} at once (--jobs), "
+                "one model client per policy (--executor is not used)")
+    console = _out()
+    t0 = time.perf_counter()
+    with Progress(TextColumn("[bold]compare[/]"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=Console(stderr=True), disable=args.quiet, transient=False) as bar:
+        task = bar.add_task("seeds", total=args.runs)
+        try:
+            result = compare(args.scenario, policies, args.runs, args.seed, jobs=args.jobs, executor=args.executor,
+                             scheduler=args.scheduler, export_decisions=args.export_decisions,
+                             llm=llm_factories or None, progress=lambda done, total: bar.update(task, completed=done))
+        except BatchError as e:
+            raise CLIError(str(e)) from None
+    elapsed = time.perf_counter() - t0
+    result["run"] = {"runs": args.runs, "seed": args.seed, "policies": [str(p) for p in policies],
+                     "executor": args.executor, "jobs": args.jobs, "note": note}
+    paths = write_compare(result, out)
+    if not args.quiet:
+        for t in rich_tables(result):
+            console.print(t)
+        for w in result["warnings"]:
+            console.print(f"[yellow]warning:[/] {escape(w)}")
+        if note:
+            console.print(f"[dim]{escape(note)}[/]")
+        console.print(f"{args.runs} seeds × {len(policies)} policies in {elapsed:.1f} s; wrote {escape(str(paths['json']))} "
+                      f"and {escape(str(paths['html']))}"
+                      + (f"; {result['exported_decisions']} decisions in {escape(str(args.export_decisions))}"
+                         if args.export_decisions else ""))
+    return 0
+
+
 def cmd_llm_serve(args: argparse.Namespace) -> int:
     from .local_llm import LocalLLMError, serve
 
@@ -679,6 +750,22 @@ def build_parser() -> argparse.ArgumentParser:
                    "(failed and stalled sessions get one anyway)")
     s.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     s.set_defaults(func=cmd_playtest)
+
+    s = sub.add_parser("compare", help="compare seat policies on the same seeds (compare.json, compare.html)")
+    s.add_argument("scenario", metavar="SCENARIO")
+    s.add_argument("--policy", action="append", metavar="NAME:ROLE=POLICY[,ROLE=POLICY...]",
+                   help="a policy to compare (at least two; the first is the baseline), e.g. base:all=scripted, "
+                        "rnd:all=scripted,pcs=random or llm:all=scripted,pcs=llm")
+    s.add_argument("--runs", type=int, required=True, metavar="N", help="number of seeds (every policy plays each)")
+    s.add_argument("--seed", type=int, default=0, help="base seed: seed i is S*1_000_003+i (default 0)")
+    s.add_argument("--jobs", type=int, default=1, metavar="J", help="worker processes (default 1); with LLM policies: sessions at once on the model")
+    s.add_argument("--executor", choices=("local", "dask"), default="local", help="as for playtest")
+    s.add_argument("--scheduler", metavar="ADDRESS", help="a Dask scheduler address")
+    s.add_argument("--out", required=True, metavar="DIR", help="where compare.json and compare.html go")
+    s.add_argument("--export-decisions", metavar="FILE", help="write every decision as JSON lines to FILE")
+    s.add_argument("--quiet", action="store_true", help="no progress bar and no table")
+    _llm_flags(s)
+    s.set_defaults(func=cmd_compare)
 
     s = sub.add_parser("new-character", help="create a character interactively")
     s.add_argument("system", metavar="SYSTEM")
