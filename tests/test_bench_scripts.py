@@ -1,0 +1,73 @@
+"""Smoke test of scripts/bench_batch.py: tiny sizes, one process, no Dask, no timing assertions."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+INOIRI = ROOT / "scenarios" / "bloodberry" / "inoiri_dolls.yaml"
+YOGARIBITO = ROOT / "scenarios" / "yogaribito" / "night_of_the_count.yaml"
+
+
+@pytest.fixture(scope="module")
+def bb():
+    spec = importlib.util.spec_from_file_location("bench_batch", ROOT / "scripts" / "bench_batch.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["bench_batch"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_sample_scenarios_cover_every_system(bb):
+    paths = bb.sample_scenarios()
+    assert INOIRI.resolve() in [p.resolve() for p in paths]
+    assert YOGARIBITO.resolve() in [p.resolve() for p in paths]
+    assert [p.stem for p in bb.sample_scenarios(["inoiri_dolls"])] == ["inoiri_dolls"]
+
+
+@pytest.mark.parametrize("path", [INOIRI, YOGARIBITO], ids=lambda p: p.stem)
+def test_trace_and_bare_loop(bb, path):
+    from engine.core import load_scenario
+
+    w = bb.trace_workload(load_scenario(path), 0)
+    assert w.decisions > 0 and w.dice > 0 and w.pools > 0 and w.checks > 0
+    assert sum(op[1] for op in w.ops if op[0] == "pool") == w.dice
+    assert {op[0] for op in w.ops} <= {"pool", "check", "add", "set"}
+    a, b = bb.bare_session(w, 3), bb.bare_session(w, 3)
+    assert a == b  # seeded
+    assert 0 <= a["_successes"] <= w.checks
+    assert bb.run_bare([w], 3) >= 0
+
+
+def test_measure_and_table(bb):
+    r = bb.measure(INOIRI, 5, jobs=1, dask=False, local=False, batch_j1=True, trace_sessions=2, bare_runs=5)
+    assert r.scenario == "inoiri_dolls" and r.system == "bloodberry" and r.runs == 5
+    assert r.engine_per_s > 0 and r.bare_per_s > 0 and r.ratio > 0
+    assert r.batch_j1_per_s is not None and r.batch_j2_per_s is None and r.dask_per_s is None
+    table = bb.markdown_table([r])
+    lines = table.splitlines()
+    assert lines[0].startswith("| scenario |") and "engine/bare ratio" in lines[0]
+    assert lines[2].startswith("| inoiri_dolls (bloodberry) |")
+    assert lines[0].count("|") == lines[1].count("|") == lines[2].count("|")
+    section = bb.generated_section([r], "python scripts/bench_batch.py -n 5", "test machine", "now", 1.0, 2)
+    assert section.startswith(bb.BEGIN) and section.endswith(bb.END)
+
+
+def test_write_docs_refreshes_the_generated_section(bb, tmp_path):
+    doc = tmp_path / "benchmarks.md"
+    bb.write_docs(f"{bb.BEGIN}\nfirst\n{bb.END}", doc)
+    doc.write_text(doc.read_text(encoding="utf-8") + "\n## Reading\n\nkept\n", encoding="utf-8")
+    bb.write_docs(f"{bb.BEGIN}\nsecond\n{bb.END}", doc)
+    text = doc.read_text(encoding="utf-8")
+    assert "second" in text and "first" not in text and "kept" in text
+
+
+def test_memory_worker_structure(bb):
+    m = bb.memory_worker(str(INOIRI), 2, 1)
+    assert set(m) == {"runs", "max_rss_after_1_mb", "max_rss_mb", "rss_source", "seconds", "tracemalloc_runs",
+                      "tracemalloc_peak_mb"}
+    assert m["runs"] == 2 and m["max_rss_mb"] >= m["max_rss_after_1_mb"] > 0
