@@ -22,6 +22,7 @@ from engine.core.events import (
     InfoEvent,
     ModelCallEvent,
     RollEvent,
+    PhaseEvent,
     StateEvent,
 )
 
@@ -206,6 +207,9 @@ class SystemHooks:
     effect_from_state: Callable[[str, Any], str | None] | None = None
     #: the effects the PCs could fire (``<pc>:<effect>``), from the end snapshot
     available_effects: Callable[[Mapping[str, Any], list[str]], list[str]] | None = None
+    #: the session phase whose start freezes the "end" values (夜狩り人: ``afterplay`` — scenario end restores every
+    #: survivor to base, which would hide what the scenario did to them); None: the end snapshot
+    end_before_phase: str | None = None
 
 
 _YOGARIBITO_STATS = ("life", "soul", "luck", "wealth", "kagaribi")
@@ -214,6 +218,7 @@ _BLOODBERRY_STATS = ("passion", "grace", "maturity", "willpower")
 HOOKS: dict[str, SystemHooks] = {
     "yogaribito": SystemHooks(
         checks=_yogaribito_checks,
+        end_before_phase="afterplay",
         stats=_YOGARIBITO_STATS,
         read_stats=_current_stats(_YOGARIBITO_STATS, "current"),
         outcomes=_yogaribito_outcomes,
@@ -273,8 +278,13 @@ def summarize(session: Any, *, stall: str | None = None, table: Any = None) -> d
     llm = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "latency_us": 0, "reasks": 0, "errors": 0,
            "fallbacks": 0}
 
+    frozen: dict[str, Any] | None = None  # values when hooks.end_before_phase began
     for cls, f in _raw_events(session):
-        if cls is DecisionEvent:
+        if cls is PhaseEvent:
+            if frozen is None and hooks.end_before_phase is not None and f.get("machine") == "session" \
+                    and f.get("dst") == hooks.end_before_phase:
+                frozen = dict(current)
+        elif cls is DecisionEvent:
             kinds[f["kind"]] += 1
         elif cls is StateEvent:
             rules[f.get("rule") or "(no rule)"] += 1
@@ -345,6 +355,11 @@ def summarize(session: Any, *, stall: str | None = None, table: Any = None) -> d
             for st, v in hooks.read_stats(snap, pc).items():
                 end[f"{pc}.{st}"] = v
     initial: dict[str, Any] = {k: first_old.get(k, end.get(k)) for k in tracked}
+    if frozen is not None:  # the values when the end phase began (replacement PCs made later keep the snapshot's)
+        for k in list(end):
+            val = frozen.get(k, initial.get(k) if k in first_old else end[k])
+            if isinstance(val, (int, float)) and not isinstance(val, bool):
+                end[k] = val
     # over the scenes: the scenario's own PCs (a replacement PC joins after the session; it has no trajectory)
     listed = {str(getattr(p, "id", "")) for p in getattr(session.scenario.model, "pcs", None) or []}
     from_start = [k for k, (pc, _) in tracked.items() if not listed or pc in listed]

@@ -28,7 +28,10 @@ def test_yogaribito_seed_1_summary():
     hit = s["checks"]["hit"]
     assert (hit["n"], hit["judged"], hit["succ"], hit["p_n"], hit["p_succ"]) == (25, 25, 22, 25, 20)
     assert s["checks"]["damage"]["judged"] == 0  # a result, not a roll
-    assert s["resources_end"]["jin.life"] == 13 and s["resources_end"]["mio.luck"] == 2
+    # "at the end" = when the afterplay began: scenario end restores every survivor to base, which would hide the
+    # fight (jin ends the climax at 命 5 of 13, mio spent all her 運)
+    assert s["resources_end"]["jin.life"] == 5 and s["resources_end"]["mio.luck"] == 0
+    assert s["resources_end"]["mio.soul"] == 1 and s["resources_end"]["jin.kagaribi"] == 0
     assert s["resources_by_scene"]["op_jin"]["jin.life"] == 13 and s["resources_by_scene"]["op_jin"]["mio.soul"] == 9
     assert s["resources_by_scene"]["climax"]["mio.soul"] == 5
     assert "jin:silver_bullet" in s["effects"] and "jin:diamond_body" in s["effects_available"]
