@@ -444,7 +444,8 @@ class HumanAgent:
             else:
                 self.console.print("[dim](state unchanged; type `state` to see it)[/]")
         head = f"[bold]{escape(decision.actor)}[/] — {escape(decision.kind)} [dim]({escape(decision.rule)})[/]"
-        self.console.print(Panel(Text(decision.prompt), title=head, title_align="left", border_style="magenta"))
+        self.console.print(Panel(Text(decision.prompt), title=head, title_align="left", border_style="magenta"),
+                           soft_wrap=False)  # wrap long prompts inside the panel (the CLI console soft-wraps)
         if decision.options is not None:
             for i, o in enumerate(decision.options, 1):
                 self.console.print(f"  [bold]{i}[/]. {escape(o.label)} [dim]\\[{escape(o.id)}][/]")
