@@ -21,33 +21,15 @@ from engine.systems.yogaribito.checks import CheckResult, ChecksMixin, evaluate
 from engine.systems.yogaribito.config import YogaribitoConfig
 from engine.systems.yogaribito.state import Battlefield, Character, ItemState, Table
 
+from .harness import FakeCtx
+
 
 # ----------------------------------------------------------------------------------------------------------------
 # harness
 # ----------------------------------------------------------------------------------------------------------------
-class FakeCtx:
-    def __init__(self, faces: list[int]):
-        self.version = 0  # as engine.core.session.GameContext: bumped by every state change
-        self.dice = Dice.scripted(faces)
-        self.events: list[tuple[Any, ...]] = []
-
-    def state(self, path: str, old: Any, new: Any, rule: str = "", cause: str = "") -> None:
-        self.version += 1
-        self.events.append(("state", path, old, new))
-
-    def check(self, check: str, rule: str, data: dict[str, Any]) -> None:
-        self.events.append(("check", check, data))
-
-    def info(self, topic: str, text: str, **data: Any) -> None:
-        self.events.append(("info", topic, data))
-
-    def narrate(self, actor: str, text: str, source: str = "scenario") -> None:
-        self.events.append(("narration", actor, text))
-
-
 class G(ChecksMixin):
     def __init__(self, faces: list[int], **cfg: Any):
-        self.ctx = FakeCtx(faces)  # type: ignore[assignment]
+        self.ctx = FakeCtx(Dice.scripted(faces))  # type: ignore[assignment]
         self.cfg = YogaribitoConfig(**cfg)
         self.t = Table()
 

@@ -21,39 +21,17 @@ from agent.scripted.yogaribito import POLICY
 from engine.core.decision import Answer, Decision, IllegalAnswer
 from engine.core.dice import Dice
 from engine.core.examples import NO_POLICY
-from engine.core.machine import FlowState, MachineSpec
 from engine.systems.yogaribito.combat import COMBAT, CombatMixin
 from engine.systems.yogaribito.config import YogaribitoConfig
 from engine.systems.yogaribito.creation import character_from_sheet, enemy_character
 from engine.systems.yogaribito.state import Battlefield, Character, ItemState, Table
 
+from .harness import FakeCtx
+
 
 # ----------------------------------------------------------------------------------------------------------------
 # harness
 # ----------------------------------------------------------------------------------------------------------------
-class FakeCtx:
-    def __init__(self, dice: Dice):
-        self.version = 0  # as engine.core.session.GameContext: bumped by every state change
-        self.dice = dice
-        self.events: list[tuple[Any, ...]] = []
-
-    def state(self, path: str, old: Any, new: Any, rule: str = "", cause: str = "") -> None:
-        self.version += 1
-        self.events.append(("state", path, old, new, rule))
-
-    def check(self, check: str, rule: str, data: dict[str, Any]) -> None:
-        self.events.append(("check", check, data))
-
-    def info(self, topic: str, text: str, **data: Any) -> None:
-        self.events.append(("info", topic, data))
-
-    def narrate(self, actor: str, text: str, source: str = "scenario") -> None:
-        self.events.append(("narration", actor, text))
-
-    def flow(self, spec: MachineSpec) -> FlowState:
-        return FlowState(spec, lambda m, trig, src, dst: self.events.append(("phase", trig, src, dst)))
-
-
 class G(CombatMixin):
     def __init__(self, faces: list[int] | None = None, seed: int = 0, **cfg: Any):
         dice = Dice.scripted(faces) if faces is not None else Dice(seed)

@@ -30,34 +30,15 @@ from engine.systems.yogaribito.data import (
 )
 from engine.systems.yogaribito.state import Character, ItemState, Table
 
+from .harness import FakeCtx
+
 
 # ----------------------------------------------------------------------------------------------------------------
 # harness
 # ----------------------------------------------------------------------------------------------------------------
-class FakeCtx:
-    def __init__(self, faces: list[int]):
-        self.version = 0  # as engine.core.session.GameContext: bumped by every state change
-        self.dice = Dice.scripted(faces)
-        self.events: list[tuple[Any, ...]] = []
-        self.options: dict[str, Any] = {}
-
-    def state(self, path: str, old: Any, new: Any, rule: str = "", cause: str = "") -> None:
-        self.version += 1
-        self.events.append(("state", path, old, new))
-
-    def check(self, check: str, rule: str, data: dict[str, Any]) -> None:
-        self.events.append(("check", check, data))
-
-    def info(self, topic: str, text: str, **data: Any) -> None:
-        self.events.append(("info", topic, data))
-
-    def narrate(self, actor: str, text: str, source: str = "scenario") -> None:
-        self.events.append(("narration", actor, text))
-
-
 class G(AfterplayMixin):
     def __init__(self, faces: list[int] | None = None, **cfg: Any):
-        self.ctx = FakeCtx(list(faces or []))  # type: ignore[assignment]
+        self.ctx = FakeCtx(Dice.scripted(list(faces or [])))  # type: ignore[assignment]
         self.cfg = YogaribitoConfig(**cfg)
         self.t = Table()
 
