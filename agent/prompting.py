@@ -28,7 +28,7 @@ import jinja2
 import jinja2.meta
 from pydantic import BaseModel
 
-from engine.core.decision import Decision
+from engine.core.decision import Decision, plain
 from engine.core.events import AnswerEvent, CheckEvent, InfoEvent, NarrationEvent, StateEvent
 from engine.resources import resource_dir
 
@@ -233,8 +233,8 @@ def decision_fields(decision: Decision, schema: Mapping[str, Any] | None = None)
         "options": [{"id": o.id, "label": o.label} for o in decision.options or ()],
         "pick": list(decision.pick) if decision.pick is not None else None,
         "payload_schema_json": _j(payload_schema) if payload_schema is not None else "",
-        "context": dict(decision.context),
-        "context_json": _j(dict(decision.context)) if decision.context else "",
+        "context": plain(decision.context),
+        "context_json": _j(plain(decision.context)) if decision.context else "",
         "speech": decision.speech,
     }
 

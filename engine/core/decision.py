@@ -16,47 +16,149 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["Option", "Decision", "Answer", "IllegalAnswer", "LazyContext"]
+__all__ = ["Option", "Decision", "Answer", "IllegalAnswer", "LazyContext", "LazyMap", "plain"]
 
 
 class LazyContext(Mapping[str, Any]):
     """A decision context built on first read: for contexts that cost more than the decision is worth when nobody
     reads them (most scripted answers of a combat never look at the whole battlefield). The rules are suspended at
-    the decision while it is pending, so the context read later is the one of the moment it was asked."""
+    the decision while it is pending, so the context read later is the one of the moment it was asked.
 
-    __slots__ = ("_fn", "_extra", "_data")
+    Two ways to build it: ``LazyContext(fn)`` builds the whole mapping on the first read; ``LazyContext.keyed(
+    {key: thunk})`` builds each key on its own first read (a policy that reads two keys pays for two). ``plain``
+    turns either, and any lazy mapping inside, into plain dicts (for JSON and prompts)."""
 
-    def __init__(self, fn: Callable[[], Mapping[str, Any]], extra: Mapping[str, Any] | None = None):
+    __slots__ = ("_fn", "_extra", "_data", "_thunks")
+
+    def __init__(self, fn: Callable[[], Mapping[str, Any]] | None, extra: Mapping[str, Any] | None = None,
+                 thunks: Mapping[str, Callable[[], Any]] | None = None):
         self._fn = fn
         self._extra = dict(extra) if extra else {}
         self._data: dict[str, Any] | None = None
+        self._thunks = thunks
+
+    @classmethod
+    def keyed(cls, thunks: Mapping[str, Callable[[], Any]], extra: Mapping[str, Any] | None = None) -> LazyContext:
+        """A context whose every key is computed on its first read (``extra`` keys are plain values)."""
+        return cls(None, extra, dict(thunks))
 
     def _get(self) -> dict[str, Any]:
         if self._data is None:
-            data = dict(self._fn())
-            data.update(self._extra)
-            self._data = data
+            if self._thunks is not None:
+                self._data = {}
+            else:
+                assert self._fn is not None
+                data = dict(self._fn())
+                data.update(self._extra)
+                self._data = data
+        if self._thunks is not None:
+            data = self._data
+            for k in self._thunks:
+                if k not in data and k not in self._extra:
+                    data[k] = self._thunks[k]()
+            for k, v in self._extra.items():
+                data.setdefault(k, v)
         return self._data
 
     def plus(self, **more: Any) -> LazyContext:
         """The same lazy context with more (cheap) keys."""
-        return LazyContext(self._fn, {**self._extra, **more})
+        return LazyContext(self._fn, {**self._extra, **more}, self._thunks)
 
     def __getitem__(self, key: str) -> Any:
-        return self._get()[key]
+        th = self._thunks
+        if th is None:
+            return self._get()[key]
+        if key in self._extra:
+            return self._extra[key]
+        data = self._data
+        if data is None:
+            data = self._data = {}
+        elif key in data:
+            return data[key]
+        v = data[key] = th[key]()  # KeyError for an unknown key, as a dict
+        return v
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __contains__(self, key: object) -> bool:
+        if self._thunks is None:
+            return key in self._get()
+        return key in self._extra or key in self._thunks
 
     def __iter__(self) -> Any:
-        return iter(self._get())
+        if self._thunks is None:
+            return iter(self._get())
+        return iter([*self._thunks, *(k for k in self._extra if k not in self._thunks)])
 
     def __len__(self) -> int:
-        return len(self._get())
+        if self._thunks is None:
+            return len(self._get())
+        return len(self._thunks) + sum(1 for k in self._extra if k not in self._thunks)
 
     def __repr__(self) -> str:
         return f"LazyContext({'built' if self._data is not None else 'not built'})"
 
 
-@dataclass(frozen=True, slots=True)
+class LazyMap(Mapping[str, Any]):
+    """A mapping with known keys whose values are built on first read, one by one (``fn(key)``), in key order."""
+
+    __slots__ = ("_keys", "_fn", "_data")
+
+    def __init__(self, keys: Sequence[str], fn: Callable[[str], Any]):
+        self._keys = list(keys)
+        self._fn = fn
+        self._data: dict[str, Any] = {}
+
+    def __getitem__(self, key: str) -> Any:
+        data = self._data
+        if key in data:
+            return data[key]
+        if key not in self._keys:
+            raise KeyError(key)
+        v = data[key] = self._fn(key)
+        return v
+
+    def get(self, key: str, default: Any = None) -> Any:
+        data = self._data
+        if key in data:
+            return data[key]
+        if key not in self._keys:
+            return default
+        v = data[key] = self._fn(key)
+        return v
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data or key in self._keys
+
+    def __iter__(self) -> Any:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __repr__(self) -> str:
+        return f"LazyMap({len(self._data)}/{len(self._keys)} built)"
+
+
+def plain(x: Any) -> Any:
+    """``x`` with every mapping (lazy ones built) a plain dict, at any depth; lists and tuples keep their type."""
+    if isinstance(x, Mapping):
+        return {k: plain(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [plain(v) for v in x]
+    if isinstance(x, tuple):
+        return tuple(plain(v) for v in x)
+    return x
+
+
+@dataclass(slots=True, eq=True)
 class Option:
+    """One legal option (a value object, never changed after it is made; not ``frozen`` for speed, like ``Roll``)."""
+
     id: str
     label: str
     data: Mapping[str, Any] | None = None
@@ -160,7 +262,7 @@ class Decision:
         if self.payload_model is not None:
             d["payload_schema"] = self.payload_schema()
         if self.context:
-            d["context"] = dict(self.context)
+            d["context"] = plain(self.context)
         return d
 
     # -- the checked door --------------------------------------------------------------------------------------

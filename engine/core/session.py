@@ -10,6 +10,8 @@ seed, config, forced dice and the ordered answers, which is what ``engine.core.r
 
 from __future__ import annotations
 
+import functools
+
 import weakref
 from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -42,6 +44,7 @@ __all__ = ["Session", "GameContext", "Game", "package_version", "ROLES"]
 ROLES = ("gm", "pc", "npc")
 
 
+@functools.cache
 def package_version() -> str:
     try:
         from importlib.metadata import version

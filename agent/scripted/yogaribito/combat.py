@@ -35,9 +35,26 @@ def _me(c: Mapping[str, Any]) -> dict[str, Any]:
     return _chars(c).get(c.get("me", ""), {})
 
 
+#: (the context, its memo): values derived from the context of the decision being answered, computed once (a
+#: context never changes; a new decision brings a new context object)
+_MEMO: list[Any] = [None, {}]
+
+
+def _memo(c: Mapping[str, Any]) -> dict[str, Any]:
+    if _MEMO[0] is not c:
+        _MEMO[0] = c
+        _MEMO[1] = {}
+    return _MEMO[1]
+
+
 def _hostile(c: Mapping[str, Any], other: str) -> bool:
-    ch = _chars(c)
-    return other in ch and ch[other].get("side") != c.get("side")
+    m = _memo(c)
+    foes = m.get("foes")
+    if foes is None:
+        ch = _chars(c)
+        side = c.get("side")
+        foes = m["foes"] = frozenset(i for i in ch if ch[i].get("side") != side)
+    return other in foes
 
 
 def _enemies_in(c: Mapping[str, Any], eid: str | None) -> list[str]:
@@ -81,6 +98,14 @@ def _affordable(a: Mapping[str, Any], me: Mapping[str, Any]) -> bool:
 
 
 def best_attack(c: Mapping[str, Any], *, legal_only: bool = False) -> dict[str, Any] | None:
+    m = _memo(c)
+    key = ("best", legal_only)
+    if key not in m:
+        m[key] = _best_attack(c, legal_only)
+    return m[key]
+
+
+def _best_attack(c: Mapping[str, Any], legal_only: bool) -> dict[str, Any] | None:
     me = _me(c)
     atts = [a for a in c.get("attacks") or [] if _affordable(a, me) and not a.get("no_damage")]
     if legal_only:
@@ -136,8 +161,8 @@ def setup_feat(d: Decision, s: Session) -> Any:
         return "feat:ward"
     bless = [o for o in d.option_ids if o.startswith("feat:blessing:")]
     if bless and int(me.get("soul", 0)) >= 6:
-        ch = _chars(c)
-        return max(bless, key=lambda o: (ch.get(o.split(":")[2], {}).get("best_attack_ability", 0),
+        abilities = c.get("attack_abilities") or {}
+        return max(bless, key=lambda o: (abilities.get(o.split(":")[2], 0),
                                          -bless.index(o)))
     return "none"
 

@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...core.decision import LazyContext
+from ...core.decision import LazyContext, LazyMap, plain
 from ...core.machine import FlowState, MachineSpec
 from .arms import BAD_STATUSES, CRIT_TABLE, FEATS, STATUS_NAMES, FeatData, Formula, item_data
 from .base import Gen
@@ -59,9 +59,10 @@ class CombatOver(Exception):
         self.reason = reason
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AttackSource:
-    """One weapon or attack feat (§7.5: one per attack)."""
+    """One weapon or attack feat (§7.5: one per attack). Never changed after it is made (not ``frozen``: built for
+    every combatant at every state change, and a frozen dataclass is three times slower to build)."""
 
     id: str  # item uid | feat id | "unarmed" | natural weapon item uid
     name: str
@@ -1351,37 +1352,49 @@ class CombatMixin(ChecksMixin):
     # what a combat decision's context shows (the policy reads only this and the options)
     # ==========================================================================================================
     def lazy_battle(self, me: Character | None, **extra: Any) -> LazyContext:
-        """``battle_context(me)`` plus ``extra``, built only if someone reads it."""
-        return LazyContext(lambda: self.battle_context(me), extra)
+        """``battle_context(me)`` plus ``extra``; each key (and each combatant under ``chars``) is built only when
+        someone reads it."""
+        return LazyContext.keyed(self._battle_thunks(me), extra)
 
     def battle_context(self, me: Character | None) -> dict[str, Any]:
+        """What a combat decision's context shows, built at once (plain dicts)."""
+        return plain(LazyContext.keyed(self._battle_thunks(me)))
+
+    def _battle_thunks(self, me: Character | None) -> dict[str, Any]:
         bf = self.t.battlefield
-        chars: dict[str, Any] = {}
-        for x in self.combatants():
-            chars[x.id] = {
-                "name": x.name, "side": x.side, "kind": x.kind, "engagement": self.engagement_of(x),
-                "life": x.current.get("life", 0), "life_base": x.base.get("life", 0),
-                "soul": x.current.get("soul", 0), "soul_base": x.base.get("soul", 0),
-                "body": x.current.get("body", 0), "able": x.able, "dead": x.dead, "awakened": x.awakened,
-                "flying": x.flying, "statuses": sorted(x.statuses), "tags": list(x.tags),
-                "sn_feats": sum(1 for f in x.feats if f in FEATS and FEATS[f].supernatural),
-                "best_attack_ability": max((x.current.get(s.ability, 0) for s in self.attack_sources(x)), default=0),
-            }
-        ctx: dict[str, Any] = {"round": bf.round if bf else 0, "time_of_day": self.t.time_of_day,
-                               "engagements": {k: list(v) for k, v in bf.engagements.items()} if bf else {},
-                               "chars": chars}
+        th: dict[str, Any] = {
+            "round": lambda: bf.round if bf else 0,
+            "time_of_day": lambda: self.t.time_of_day,
+            "engagements": lambda: {k: list(v) for k, v in bf.engagements.items()} if bf else {},
+            "chars": lambda: LazyMap([x.id for x in self.combatants()], self._char_battle_view),
+            # each combatant's best attack ability (what a blessing is worth on it): its own key, because it needs
+            # every combatant's attack sources, which the other keys do not
+            "attack_abilities": lambda: {x.id: max((x.current.get(s.ability, 0) for s in self.attack_sources(x)),
+                                                   default=0) for x in self.combatants()},
+        }
         if me is not None:
-            ctx["me"] = me.id
-            ctx["side"] = me.side
-            ctx["engagement"] = self.engagement_of(me) if bf else None
-            ctx["attacks"] = [self._source_view(me, s) for s in self.attack_sources(me)]
-            ctx["items"] = [{"uid": it.uid, "item": it.item, "slot": it.slot, "uses_left": it.uses_left}
-                            for it in me.items]
-            ctx["cost_ok"] = {fid: self.feat_usable(me, fid) is None for fid in me.feats
-                              if fid in FEATS and FEATS[fid].timing != "constant"}
-            ctx["costs"] = {fid: self.effective_cost(me, fid) for fid in me.feats
-                            if fid in FEATS and FEATS[fid].timing != "constant"}
-        return ctx
+            th["me"] = lambda: me.id
+            th["side"] = lambda: me.side
+            th["engagement"] = lambda: self.engagement_of(me) if bf else None
+            th["attacks"] = lambda: [self._source_view(me, s) for s in self.attack_sources(me)]
+            th["items"] = lambda: [{"uid": it.uid, "item": it.item, "slot": it.slot, "uses_left": it.uses_left}
+                                   for it in me.items]
+            th["cost_ok"] = lambda: {fid: self.feat_usable(me, fid) is None for fid in me.feats
+                                     if fid in FEATS and FEATS[fid].timing != "constant"}
+            th["costs"] = lambda: {fid: self.effective_cost(me, fid) for fid in me.feats
+                                   if fid in FEATS and FEATS[fid].timing != "constant"}
+        return th
+
+    def _char_battle_view(self, cid: str) -> dict[str, Any]:
+        x = self.t.chars[cid]
+        return {
+            "name": x.name, "side": x.side, "kind": x.kind, "engagement": self.engagement_of(x),
+            "life": x.current.get("life", 0), "life_base": x.base.get("life", 0),
+            "soul": x.current.get("soul", 0), "soul_base": x.base.get("soul", 0),
+            "body": x.current.get("body", 0), "able": x.able, "dead": x.dead, "awakened": x.awakened,
+            "flying": x.flying, "statuses": sorted(x.statuses), "tags": list(x.tags),
+            "sn_feats": sum(1 for f in x.feats if f in FEATS and FEATS[f].supernatural),
+        }
 
     def _source_view(self, c: Character, s: AttackSource) -> dict[str, Any]:
         return {"source": s.id, "name": s.name, "range": s.range, "target": s.target, "ability": s.ability,
