@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 
-import weakref
 from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,15 +85,11 @@ class GameContext:
     #: number of state changes so far (``state`` calls): rules code may cache values derived from the table and
     #: recompute them when this moves (every state change is logged through ``state``)
     version: int = 0
-    #: the flow states made by ``flow``: detached from the shared machines when the session ends (``release``) or
-    #: when this context is collected, so that finished sessions do not pile up in the machines' model lists
+    #: the flow states made by ``flow``: closed when the session ends (``release``)
     _flows: list[FlowState] = field(default_factory=list)
 
-    def __post_init__(self) -> None:
-        weakref.finalize(self, _detach_all, self._flows)
-
     def release(self) -> None:
-        """Detach every flow state of this session from the shared machines (positions stay readable)."""
+        """Close every flow state of this session: positions stay readable, a later trigger is an engine bug."""
         _detach_all(self._flows)
 
     def emit(self, event: BaseModel) -> None:

@@ -1,4 +1,4 @@
-"""The flow machines of ブラッドベリー (rules/bloodberry.md §6, §7.5, §7.7). Flat machines, one model per session."""
+"""The flow machines of ブラッドベリー (rules/bloodberry.md §6, §7.5, §7.7). Flat machines, one position (FlowState) per session."""
 
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ __all__ = ["COMBAT", "CombatMixin", "CombatOver", "AttackSource", "SLOT_JP", "OU
 
 COMBAT = MachineSpec(
     name="combat",
-    doc="§7.3 combat (one model per session; a combat runs idle → combat_start → … → combat_end → idle)",
+    doc="§7.3 combat (a combat runs idle → combat_start → … → combat_end → idle)",
     states=("idle", "combat_start", "setup_phase", "main_phase", "cleanup", "end_phase", "combat_end"),
     initial="idle",
     transitions=(

@@ -1,4 +1,4 @@
-"""The flow machines of 夜狩り人 (rules/yogaribito.md §6, §7.1, §7.3). Flat machines, one model per session.
+"""The flow machines of 夜狩り人 (rules/yogaribito.md §6, §7.1, §7.3). Flat machines, one position (FlowState) per session.
 
 SESSION follows the phases (§6); SCENE follows one scene and the gap after it (§7.1, between scenes); COMBAT
 (combat.py) follows one combat (§7.3)."""
