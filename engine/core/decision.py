@@ -268,6 +268,10 @@ class Decision:
     # -- the checked door --------------------------------------------------------------------------------------
     def check(self, raw: Any) -> Answer:
         """Validate an outside answer and normalise it. Raises IllegalAnswer; never mutates anything."""
+        if type(raw) is str and self.pick is None and self.payload_model is None and self.options is not None:
+            for o in self.options:  # the common case first: one option id, as scripted policies answer
+                if o.id == raw:
+                    return Answer(choice=raw)
         text: str | None = None
         if isinstance(raw, Answer):
             if raw.payload is not None and self.payload_model is not None and not isinstance(raw.payload, self.payload_model):

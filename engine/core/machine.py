@@ -63,12 +63,14 @@ class MachineSpec:
         table: dict[tuple[str, str], str] = {}
         for trigger, event in m.events.items():
             for src, moves in event.transitions.items():
+                dests: list[str] = []
                 for t in moves:
                     if t.conditions or t.prepare or t.before or t.after or t.dest is None:
                         raise ValueError(f"machine {self.name}: {trigger} from {src} has conditions, callbacks or no "
                                          "destination; FlowState supports plain transitions only")
+                    dests.append(t.dest)
                 # transitions takes the first transition whose conditions hold: with none, the first one
-                table.setdefault((src, trigger), moves[0].dest)
+                table.setdefault((src, trigger), dests[0])
         self._built.extend((m, table))
 
     def triggers_from(self, state: str) -> list[str]:

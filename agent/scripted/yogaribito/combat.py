@@ -32,7 +32,11 @@ def _chars(c: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def _me(c: Mapping[str, Any]) -> dict[str, Any]:
-    return _chars(c).get(c.get("me", ""), {})
+    m = _memo(c)
+    me = m.get("me")
+    if me is None:
+        me = m["me"] = _chars(c).get(c.get("me", ""), {})
+    return me
 
 
 #: (the context, its memo): values derived from the context of the decision being answered, computed once (a
@@ -40,7 +44,7 @@ def _me(c: Mapping[str, Any]) -> dict[str, Any]:
 _MEMO: list[Any] = [None, {}]
 
 
-def _memo(c: Mapping[str, Any]) -> dict[str, Any]:
+def _memo(c: Mapping[str, Any]) -> dict[Any, Any]:
     if _MEMO[0] is not c:
         _MEMO[0] = c
         _MEMO[1] = {}
@@ -58,8 +62,13 @@ def _hostile(c: Mapping[str, Any], other: str) -> bool:
 
 
 def _enemies_in(c: Mapping[str, Any], eid: str | None) -> list[str]:
-    ch = _chars(c)
-    return [i for i in (c.get("engagements") or {}).get(eid, []) if _hostile(c, i) and ch[i].get("able")]
+    m = _memo(c)
+    key = ("enemies", eid)
+    out = m.get(key)
+    if out is None:
+        ch = _chars(c)
+        out = m[key] = [i for i in (c.get("engagements") or {}).get(eid, []) if _hostile(c, i) and ch[i].get("able")]
+    return out
 
 
 def _low(x: Mapping[str, Any]) -> bool:
