@@ -488,8 +488,22 @@ def cmd_new_character(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_playtest(args: argparse.Namespace) -> int:
+def _batch_config(args: argparse.Namespace) -> dict[str, Any]:
+    """``--config KEY=VALUE`` of a batch, checked against the scenario's system before any session runs."""
+    from .batch.runner import BatchError, check_config
+
+    config = _parse_config(args.config or [])
+    try:
+        return check_config(args.scenario, config)
+    except BatchError as e:
+        raise CLIError(str(e)) from None
+
+
+def cmd_playtest(args: argparse.Namespace, stack: contextlib.ExitStack | None = None) -> int:
     """Batch playtest: run a scenario many times, write report.json and report.html."""
+    if stack is None:
+        with contextlib.ExitStack() as st:
+            return cmd_playtest(args, st)
     import time
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -508,13 +522,17 @@ def cmd_playtest(args: argparse.Namespace) -> int:
         spec = SeatSpec.parse(seats)
     except SeatError as e:
         raise CLIError(str(e)) from None
+    llm_seats = [f"{who}={pol}" for who, pol in spec.entries if is_llm_policy(pol)]
     for who, pol in spec.entries:
-        if pol == "human" or is_llm_policy(pol):
-            raise CLIError(f"--seat {who}={pol}: batch playtests seat only scripted and random policies "
-                           "(batch LLM runs come with `trpg compare`)")
+        if pol == "human":
+            raise CLIError(f"--seat {who}={pol}: batch runs seat scripted, random and LLM policies, no humans")
+    if llm_seats and args.executor != "local":
+        raise CLIError(f"--executor {args.executor} cannot seat LLMs ({', '.join(llm_seats)}): LLM sessions run in this "
+                       "process on one event loop; drop --executor and set how many run at once with --jobs")
     scenario = load_scenario(args.scenario)
+    config = _batch_config(args)
     try:
-        check_seats(args.scenario, seats)
+        check_seats(args.scenario, seats, config)
     except BatchError as e:
         raise CLIError(str(e)) from None
     if args.executor == "dask":
@@ -529,6 +547,12 @@ def cmd_playtest(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise CLIError(f"--out {out} exists and is not a directory")
+    llm = _llm_seats(args, spec, _scenario_language(scenario), stack)
+    note = ""
+    if llm is not None:
+        spec = llm.rewrite(spec)
+        note = (f"LLM seats: every session ran in this process on one event loop, at most {args.jobs} at once (--jobs), "
+                "one model client per seat policy")
     keep = out / "logs" if args.keep_logs else None
     console = _out()
     t0 = time.perf_counter()
@@ -544,15 +568,20 @@ def cmd_playtest(args: argparse.Namespace) -> int:
         try:
             agg = run_batch(args.scenario, args.runs, [f"{w}={p}" for w, p in spec.entries], args.seed, jobs=args.jobs,
                             executor=args.executor, scheduler=args.scheduler, keep_logs_dir=keep,
-                            problem_logs_dir=out / "logs", progress=progress)
+                            problem_logs_dir=out / "logs", progress=progress, config=config,
+                            llm=llm.agent if llm is not None else None)
         except BatchError as e:
             raise CLIError(str(e)) from None
     elapsed = time.perf_counter() - t0
     rep = agg.report()
     rep["run"] = {"runs": args.runs, "seed": args.seed, "seeds": SEED_SCHEME, "seats": [f"{w}={p}" for w, p in spec.entries],
                   "executor": args.executor, "jobs": args.jobs, "scheduler": args.scheduler or "",
-                  "config": "scenario defaults"}
-    from .batch.report import write_report
+                  "config": config}
+    if note:
+        rep["run"]["note"] = note
+    from .batch.report import add_replay_commands, write_report
+
+    add_replay_commands(rep)
 
     paths = write_report(rep, out)
     if not args.quiet:
@@ -563,6 +592,14 @@ def cmd_playtest(args: argparse.Namespace) -> int:
         console.print("endings: " + escape(", ".join(f"{r['label']} {r['rate']:.1%}" for r in rep["endings"])))
         for w in rep["warnings"]:
             console.print(f"[yellow]warning:[/] {escape(w)}")
+        if llm is not None:
+            acc = rep["llm"]
+            lat = acc.get("median_latency_s")
+            lat_text = f"{lat:.2f} s" if isinstance(lat, (int, float)) else "n/a (no reply)"
+            console.print(escape(f"LLM: {acc.get('calls', 0)} calls, {acc.get('tokens', 0)} tokens, median latency "
+                                 f"{lat_text}, {acc.get('errors', 0)} failed calls, {acc.get('reasks', 0)} re-asks, "
+                                 f"{acc.get('fallbacks', 0)} fallbacks, {acc.get('illegal_per_100_decisions', 0)} "
+                                 "illegal or unreadable replies per 100 LLM decisions"), style="dim")
         console.print(f"wrote {escape(str(paths['json']))} and {escape(str(paths['html']))}")
     if rep["sessions"]["failed"] == rep["sessions"]["runs"]:
         first = rep["failures"]["items"][0]
@@ -593,6 +630,7 @@ def cmd_compare(args: argparse.Namespace, stack: contextlib.ExitStack | None = N
     except CompareError as e:
         raise CLIError(str(e)) from None
     scenario = load_scenario(args.scenario)
+    config = _batch_config(args)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise CLIError(f"--out {out} exists and is not a directory")
@@ -620,12 +658,13 @@ def cmd_compare(args: argparse.Namespace, stack: contextlib.ExitStack | None = N
         try:
             result = compare(args.scenario, policies, args.runs, args.seed, jobs=args.jobs, executor=args.executor,
                              scheduler=args.scheduler, export_decisions=args.export_decisions,
-                             llm=llm_factories or None, progress=lambda done, total: bar.update(task, completed=done))
+                             llm=llm_factories or None, progress=lambda done, total: bar.update(task, completed=done),
+                             config=config)
         except BatchError as e:
             raise CLIError(str(e)) from None
     elapsed = time.perf_counter() - t0
     result["run"] = {"runs": args.runs, "seed": args.seed, "policies": [str(p) for p in policies],
-                     "executor": args.executor, "jobs": args.jobs, "note": note}
+                     "executor": args.executor, "jobs": args.jobs, "config": config, "note": note}
     paths = write_compare(result, out)
     if not args.quiet:
         for t in rich_tables(result):
@@ -735,20 +774,30 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-v", "--verbose", action="store_true", help="show the decision log of passing cases too")
     s.set_defaults(func=cmd_examples)
 
-    s = sub.add_parser("playtest", help="run a scenario many times and write a report (report.json, report.html)")
+    s = sub.add_parser("playtest", help="run a scenario many times and write a report (report.json, report.html)",
+                       description="Run a scenario many times and write report.json and report.html. LLM seats "
+                                   "(--seat gm=llm, --seat pcs=llm:<model>, model flags below) run every session in this "
+                                   "process on one event loop, at most --jobs at once, one model client per seat policy; "
+                                   "--executor dask refuses them.")
     s.add_argument("scenario", metavar="SCENARIO")
     s.add_argument("--runs", type=int, required=True, metavar="N", help="number of sessions")
     s.add_argument("--seat", action="append", metavar="ROLE=POLICY",
-                   help="as for play; policies scripted or random (default all=scripted)")
+                   help="as for play; policies scripted, random, llm or llm:<model> (default all=scripted)")
     s.add_argument("--seed", type=int, default=0, help="base seed: session i plays seed S*1_000_003+i (default 0)")
-    s.add_argument("--jobs", type=int, default=1, metavar="J", help="worker processes (default 1: this process)")
+    s.add_argument("--config", action="append", metavar="KEY=VALUE",
+                   help="override a rule option in every session, as for play (repeatable; recorded in the report "
+                        "and its replay commands)")
+    s.add_argument("--jobs", type=int, default=1, metavar="J", help="worker processes (default 1: this process); with "
+                   "LLM seats: sessions at once on the model")
     s.add_argument("--executor", choices=("local", "dask"), default="local",
-                   help="local process pool, or Dask distributed (a LocalCluster on 127.0.0.1 unless --scheduler)")
+                   help="local process pool, or Dask distributed (a LocalCluster on 127.0.0.1 unless --scheduler); "
+                        "dask refuses LLM seats (they run in this process)")
     s.add_argument("--scheduler", metavar="ADDRESS", help="a Dask scheduler address, e.g. tcp://10.0.0.5:8786")
     s.add_argument("--out", required=True, metavar="DIR", help="where report.json, report.html and logs/ go")
     s.add_argument("--keep-logs", action="store_true", help="keep every session's log in DIR/logs "
                    "(failed and stalled sessions get one anyway)")
     s.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    _llm_flags(s)
     s.set_defaults(func=cmd_playtest)
 
     s = sub.add_parser("compare", help="compare seat policies on the same seeds (compare.json, compare.html)")
@@ -758,6 +807,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "rnd:all=scripted,pcs=random or llm:all=scripted,pcs=llm")
     s.add_argument("--runs", type=int, required=True, metavar="N", help="number of seeds (every policy plays each)")
     s.add_argument("--seed", type=int, default=0, help="base seed: seed i is S*1_000_003+i (default 0)")
+    s.add_argument("--config", action="append", metavar="KEY=VALUE",
+                   help="override a rule option in every session of every policy, as for play (repeatable)")
     s.add_argument("--jobs", type=int, default=1, metavar="J", help="worker processes (default 1); with LLM policies: sessions at once on the model")
     s.add_argument("--executor", choices=("local", "dask"), default="local", help="as for playtest")
     s.add_argument("--scheduler", metavar="ADDRESS", help="a Dask scheduler address")

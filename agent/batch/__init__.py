@@ -2,7 +2,9 @@
 
 - ``summary.summarize(session)``: a small picklable summary of one finished session;
 - ``aggregate.Aggregator``: streaming statistics over summaries (memory flat in the number of sessions);
-- ``runner.run_batch(...)``: seeds, chunks, a local process pool or Dask, aggregation as results arrive;
+- ``runner.run_batch(...)``: seeds, rule options, chunks, a local process pool or Dask (LLM seats: one event loop in
+  this process), aggregation as results arrive;
+- ``sessions``: one session played synchronously or on an event loop, LLM agents shared by the sessions of a batch;
 - ``report.write_report(report, out_dir)``: ``report.json`` and a self-contained ``report.html``.
 
 matplotlib and dask are imported lazily (the ``batch`` extra), so ``import agent.batch`` needs neither.

@@ -10,13 +10,15 @@ not depend on the order sessions arrive in). Probabilities and latencies are sum
 from __future__ import annotations
 
 import math
+import statistics
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .summary import hooks_for
 
-__all__ = ["Aggregator", "wilson", "mean_ci", "KEEP_SEEDS", "P_SCALE", "WARN_LOSS_RATE", "WARN_Z"]
+__all__ = ["Aggregator", "wilson", "mean_ci", "agent_stats", "llm_accounting", "KEEP_SEEDS", "P_SCALE", "WARN_LOSS_RATE",
+           "WARN_Z"]
 
 #: seeds kept per list (failures, stalls, longest sessions)
 KEEP_SEEDS = 20
@@ -63,6 +65,47 @@ def mean_ci(n: int, s: float, ss: float, z: float = Z95) -> tuple[float, float, 
 
 def _r(x: float) -> float:
     return round(float(x), 6)
+
+
+def agent_stats(agents: Iterable[Any]) -> dict[str, Any]:
+    """What only the in-process LLM agents know (plain numbers): the median latency of their model calls, their
+    illegal and unreadable replies, the decisions of their seats and how many the model was asked."""
+    agents = list(agents)
+    sums = [a.summary() for a in agents if hasattr(a, "summary")]
+    latencies = [float(x) for a in agents for x in getattr(a, "latencies", [])]
+    return {
+        "median_latency_s": _r(statistics.median(latencies)) if latencies else None,
+        "illegal": sum(int(s.get("illegal") or 0) for s in sums),
+        "invalid": sum(int(s.get("invalid") or 0) for s in sums),
+        "llm_seat_decisions": sum(int(s.get("decisions") or 0) for s in sums),
+        "asked": sum(int(s.get("asked") or 0) for s in sums),
+    }
+
+
+def llm_accounting(llm: Mapping[str, int], decisions: int, agents: Mapping[str, Any]) -> dict[str, Any]:
+    """Calls, tokens, re-asks, errors and fallbacks from the sessions' events (``llm``: the summed ``model_call`` and
+    ``fallback`` counters), the median latency and illegal / unreadable replies from ``agent_stats``.
+    ``illegal_per_100_decisions``: replies the rules refused or nobody could read (+ illegal answers that reached
+    the session), per 100 decisions of the LLM seats; ``decisions``: every decision of the sessions."""
+    illegal = int(agents.get("illegal") or 0) + int(llm.get("illegal", 0))
+    invalid = int(agents.get("invalid") or 0)
+    seat_decisions = int(agents.get("llm_seat_decisions") or 0)
+    return {
+        "calls": int(llm.get("calls", 0)),
+        "prompt_tokens": int(llm.get("prompt_tokens", 0)),
+        "completion_tokens": int(llm.get("completion_tokens", 0)),
+        "tokens": int(llm.get("prompt_tokens", 0) + llm.get("completion_tokens", 0)),
+        "median_latency_s": agents.get("median_latency_s"),
+        "reasks": int(llm.get("reasks", 0)),
+        "errors": int(llm.get("errors", 0)),
+        "fallbacks": int(llm.get("fallbacks", 0)),
+        "illegal": illegal,
+        "invalid": invalid,
+        "llm_seat_decisions": seat_decisions,
+        "asked": int(agents.get("asked") or 0),
+        "illegal_per_100_decisions": _r(100.0 * (illegal + invalid) / seat_decisions) if seat_decisions else 0.0,
+        "decisions": int(decisions),
+    }
 
 
 def _add_counter(a: dict[str, Counter[str]], key: str, label: str, n: int = 1) -> None:
@@ -114,6 +157,8 @@ class Aggregator:
         #: key -> scene -> [n, sum, sumsq]
         self.res_scene: dict[str, dict[str, list[float]]] = {}
         self.llm: Counter[str] = Counter()
+        #: ``agent_stats`` of the LLM agents of a batch that seated models (set on the batch total by the runner)
+        self.llm_agents: dict[str, Any] = {}
         self.fallbacks = 0
 
     # -- folding in ----------------------------------------------------------------------------------------------
@@ -243,6 +288,8 @@ class Aggregator:
                 for i in range(3):
                     acc_s[i] += vals[i]
         self.fallbacks += o.fallbacks
+        if not self.llm_agents:
+            self.llm_agents = dict(o.llm_agents)
         return self
 
     # -- the report ----------------------------------------------------------------------------------------------
@@ -295,6 +342,8 @@ class Aggregator:
         llm: dict[str, Any] = dict(sorted(self.llm.items()))
         if "latency_us" in llm:
             llm["latency_s"] = _r(llm.pop("latency_us") / 1e6)
+        if self.llm_agents:
+            llm.update(llm_accounting(self.llm, self.dec_sum, self.llm_agents))
         rep: dict[str, Any] = {
             "scenario": dict(self.meta),
             "sessions": {"runs": self.runs, "summarized": n, "finished": self.finished, "failed": self.failed,

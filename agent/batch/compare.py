@@ -14,7 +14,8 @@ in single digits, it is optimistic: read it as a rough guide, the per-policy Wil
 
 Work is split in chunks of consecutive seeds; one task plays every policy on each of its seeds and returns one
 ``Aggregator`` per policy and the per-seed numbers (a few per seed). Results are put back in seed order, so the
-numbers are the same for any executor and any ``jobs``.
+numbers are the same for any executor and any ``jobs``. Rule options (``config``, as ``trpg play --config``) are
+checked before any session runs and apply to every session of every policy.
 
 LLM policies (``llm``, ``llm:<model>``): when any policy seats a model, every session runs in this process on one
 asyncio event loop (``Table.run_async``; model calls are awaited), at most ``jobs`` sessions at once (the endpoint's
@@ -29,26 +30,26 @@ import asyncio
 import concurrent.futures as cf
 import contextlib
 import math
-import statistics
 from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .aggregate import Z95, Aggregator, mean_ci, wilson
+from .aggregate import Z95, Aggregator, agent_stats, llm_accounting, mean_ci, wilson
 from .runner import (
     SEED_SCHEME,
     BatchError,
     _executor,
     _scenario,
+    check_config,
     check_seats,
+    config_text,
     default_chunk,
-    release,
     scenario_meta,
     session_seeds,
 )
-from .summary import summarize
+from .sessions import SharedAgents, play, play_async, run_limited
 
 __all__ = ["PolicySpec", "parse_policy", "parse_policies", "compare", "compare_chunk", "paired_diff", "CompareError",
            "write_compare", "render_html", "rich_tables", "table_rows",
@@ -127,72 +128,16 @@ def _record(s: Mapping[str, Any] | None) -> tuple[str, bool, float, dict[str, fl
     return str(s.get("ending")), bool(s.get("caps")), float(s.get("decisions") or 0), res
 
 
-def _table(scenario_path: str, seats: Sequence[str], seed: int, llm: Callable[[str], Any] | None,
-           on_decision: Callable[[Mapping[str, Any]], None] | None, max_decisions: int | None) -> Any:
-    from engine.core.session import Session
-
-    from ..table import MAX_DECISIONS, SeatSpec, Table, default_agent_factory
-    from .export import ExportTable
-
-    spec = SeatSpec.parse(seats)
-    session = Session(_scenario(scenario_path), seed, seats=spec.to_header())
-    factory = default_agent_factory(seed, llm=llm)
-    cap = max_decisions or MAX_DECISIONS
-    if on_decision is not None:
-        return ExportTable(session, spec, factory, max_decisions=cap, on_decision=on_decision)
-    return Table(session, spec, factory, max_decisions=cap)
-
-
-def _finish(table: Any, stall: str | None) -> dict[str, Any]:
-    session = table.session
-    try:
-        session.close()
-        return summarize(session, stall=stall, table=table)
-    finally:
-        release(session)
-
-
-def _play(scenario_path: str, seats: Sequence[str], seed: int, *, llm: Callable[[str], Any] | None = None,
-          on_decision: Callable[[Mapping[str, Any]], None] | None = None, max_decisions: int | None = None) -> dict[str, Any]:
-    from ..table import TableError
-
-    table = _table(scenario_path, seats, seed, llm, on_decision, max_decisions)
-    try:
-        table.run()
-    except TableError as e:
-        return _finish(table, str(e))
-    except BaseException:
-        table.session.close()
-        release(table.session)
-        raise
-    return _finish(table, None)
-
-
-async def _play_async(scenario_path: str, seats: Sequence[str], seed: int, *, llm: Callable[[str], Any] | None = None,
-                      on_decision: Callable[[Mapping[str, Any]], None] | None = None,
-                      max_decisions: int | None = None) -> dict[str, Any]:
-    from ..table import TableError
-
-    table = _table(scenario_path, seats, seed, llm, on_decision, max_decisions)
-    try:
-        await table.run_async()
-    except TableError as e:
-        return _finish(table, str(e))
-    except BaseException:
-        table.session.close()
-        release(table.session)
-        raise
-    return _finish(table, None)
-
-
 #: (seed index, policy index, ending, stalled, decisions, resources)
 SeedRow = tuple[int, int, str, bool, float, dict[str, float]]
 
 
 def compare_chunk(scenario_path: str, policies: Sequence[tuple[str, Sequence[str]]], seeds: Sequence[tuple[int, int]],
                   export_path: str | None = None, llm: LLMFactories | None = None,
-                  max_decisions: int | None = None) -> tuple[list[Aggregator], list[SeedRow]]:
-    """One task: play every policy on each ``(index, seed)``; one ``Aggregator`` per policy and the per-seed rows.
+                  max_decisions: int | None = None,
+                  config: Mapping[str, Any] | None = None) -> tuple[list[Aggregator], list[SeedRow]]:
+    """One task: play every policy on each ``(index, seed)`` with the rule options ``config``; one ``Aggregator`` per
+    policy and the per-seed rows.
 
     ``export_path``: write every decision there as JSON lines (seed by seed, policies in order)."""
     from .export import DecisionWriter
@@ -206,8 +151,8 @@ def compare_chunk(scenario_path: str, policies: Sequence[tuple[str, Sequence[str
             for p, (name, seats) in enumerate(policies):
                 hook = writer.for_session(name, seed) if writer is not None else None
                 try:
-                    s = _play(scenario_path, seats, seed, llm=(llm or {}).get(name), on_decision=hook,
-                              max_decisions=max_decisions)
+                    s = play(scenario_path, seats, seed, llm=(llm or {}).get(name), on_decision=hook,
+                             max_decisions=max_decisions, config=config)
                 except Exception as e:  # a rules bug: recorded with its seed
                     aggs[p].add_failure(seed, f"{type(e).__name__}: {e}")
                     rows.append((i, p, *_record(None)))
@@ -292,86 +237,63 @@ def _chunks(seeds: list[tuple[int, int]], size: int) -> Iterator[list[tuple[int,
 
 
 def _llm_accounting(agg: Aggregator, agents: Sequence[Any]) -> dict[str, Any]:
-    """Calls, tokens, re-asks, errors and fallbacks from the sessions' events (``model_call`` and ``fallback``); the
-    median latency and the illegal / unreadable replies from the policy's agents (they ran in this process).
-    ``illegal_per_100_decisions``: replies the rules refused or nobody could read (+ illegal answers that reached
-    the session), per 100 decisions of the LLM seats."""
-    llm = agg.llm
-    sums = [a.summary() for a in agents if hasattr(a, "summary")]
-    latencies = [x for a in agents for x in getattr(a, "latencies", [])]
-    seat_decisions = sum(int(s.get("decisions") or 0) for s in sums)
-    illegal = sum(int(s.get("illegal") or 0) for s in sums) + int(llm["illegal"])
-    invalid = sum(int(s.get("invalid") or 0) for s in sums)
-    return {
-        "calls": int(llm["calls"]),
-        "prompt_tokens": int(llm["prompt_tokens"]),
-        "completion_tokens": int(llm["completion_tokens"]),
-        "tokens": int(llm["prompt_tokens"] + llm["completion_tokens"]),
-        "median_latency_s": _r(statistics.median(latencies)) if latencies else None,
-        "reasks": int(llm["reasks"]),
-        "errors": int(llm["errors"]),
-        "fallbacks": int(llm["fallbacks"]),
-        "illegal": illegal,
-        "invalid": invalid,
-        "llm_seat_decisions": seat_decisions,
-        "asked": sum(int(s.get("asked") or 0) for s in sums),
-        "illegal_per_100_decisions": _r(100.0 * (illegal + invalid) / seat_decisions) if seat_decisions else 0.0,
-        "decisions": int(agg.dec_sum),
-    }
+    """The policy's LLM accounting (``aggregate.llm_accounting``): its sessions' events and its agents' numbers."""
+    return llm_accounting(agg.llm, agg.dec_sum, agent_stats(agents))
 
 
 async def _compare_async(scenario_path: str, policies: Sequence[tuple[str, Sequence[str]]],
                          seeds: Sequence[tuple[int, int]], parts_dir: Path | None, llm: LLMFactories, limit: int,
                          max_decisions: int | None, fold: Callable[[tuple[list[Aggregator], list[SeedRow]], int], None],
-                         ) -> list[str]:
-    """Every (seed, policy) session on one event loop, at most ``limit`` at once (the model endpoint's concurrency):
-    ``limit`` workers take the next session from one queue, so memory stays flat in the number of seeds. Export
-    lines go to one part file per session (returned in seed order, policies in order)."""
+                         config: Mapping[str, Any] | None = None) -> list[str]:
+    """Every (seed, policy) session on one event loop, at most ``limit`` at once (the model endpoint's concurrency;
+    ``sessions.run_limited``). Export lines go to one part file per session (returned in seed order, policies in
+    order)."""
     from .export import DecisionWriter
 
     meta = scenario_meta(_scenario(scenario_path))
     jobs = ((i, seed, p) for i, seed in seeds for p in range(len(policies)))  # one queue, taken lazily
     remaining = {i: len(policies) for i, _ in seeds}
-    parts: list[str] = []
 
-    async def worker() -> None:
-        for i, seed, p in jobs:
-            name, seats = policies[p]
-            agg = Aggregator(meta)
-            with contextlib.ExitStack() as stack:
-                hook = None
-                if parts_dir is not None:
-                    part = parts_dir / f"s{i:09d}-p{p:03d}.jsonl"
-                    writer = DecisionWriter(stack.enter_context(open(part, "w", encoding="utf-8")))
-                    hook = writer.for_session(name, seed)
-                try:
-                    s = await _play_async(scenario_path, seats, seed, llm=llm.get(name), on_decision=hook,
-                                          max_decisions=max_decisions)
-                except Exception as e:  # a rules bug: recorded with its seed
-                    agg.add_failure(seed, f"{type(e).__name__}: {e}")
-                    row: SeedRow = (i, p, *_record(None))
-                else:
-                    agg.add(s)
-                    row = (i, p, *_record(s))
-            aggs = [agg if q == p else Aggregator(meta) for q in range(len(policies))]
-            remaining[i] -= 1
-            fold((aggs, [row]), 1 if remaining[i] == 0 else 0)
+    async def one(job: tuple[int, int, int]) -> None:
+        i, seed, p = job
+        name, seats = policies[p]
+        agg = Aggregator(meta)
+        with contextlib.ExitStack() as stack:
+            hook = None
+            if parts_dir is not None:
+                part = parts_dir / f"s{i:09d}-p{p:03d}.jsonl"
+                writer = DecisionWriter(stack.enter_context(open(part, "w", encoding="utf-8")))
+                hook = writer.for_session(name, seed)
+            try:
+                s = await play_async(scenario_path, seats, seed, llm=llm.get(name), on_decision=hook,
+                                     max_decisions=max_decisions, config=config)
+            except Exception as e:  # a rules bug: recorded with its seed
+                agg.add_failure(seed, f"{type(e).__name__}: {e}")
+                row: SeedRow = (i, p, *_record(None))
+            else:
+                agg.add(s)
+                row = (i, p, *_record(s))
+        aggs = [agg if q == p else Aggregator(meta) for q in range(len(policies))]
+        remaining[i] -= 1
+        fold((aggs, [row]), 1 if remaining[i] == 0 else 0)
 
-    await asyncio.gather(*(worker() for _ in range(max(1, limit))))
-    if parts_dir is not None:
-        parts = [str(parts_dir / f"s{i:09d}-p{p:03d}.jsonl") for i, _ in seeds for p in range(len(policies))]
-    return parts
+    await run_limited(jobs, limit, one)
+    if parts_dir is None:
+        return []
+    return [str(parts_dir / f"s{i:09d}-p{p:03d}.jsonl") for i, _ in seeds for p in range(len(policies))]
 
 
 def _run_chunks(executor: str, jobs: int, scheduler: str | None, path: str, pol_args: Sequence[tuple[str, Sequence[str]]],
                 chunks: Sequence[list[tuple[int, int]]], part_paths: Sequence[str | None], max_decisions: int | None,
-                fold: Callable[[tuple[list[Aggregator], list[SeedRow]], int], None]) -> None:
+                fold: Callable[[tuple[list[Aggregator], list[SeedRow]], int], None],
+                config: Mapping[str, Any] | None = None) -> None:
+    cfg = dict(config or {})
     with _executor(executor, jobs, scheduler) as ex:
         if ex is None:
             for part, out in zip(chunks, part_paths, strict=True):
-                fold(compare_chunk(path, pol_args, part, out, None, max_decisions), len(part))
+                fold(compare_chunk(path, pol_args, part, out, None, max_decisions, cfg), len(part))
         else:
-            futures = {ex.submit(compare_chunk, path, pol_args, part, out, None, max_decisions): len(part)
+            futures = {ex.submit(compare_chunk, path, pol_args, part, out, None, max_decisions, cfg): len(part)
                        for part, out in zip(chunks, part_paths, strict=True)}
             for fut in cf.as_completed(futures):
                 fold(fut.result(), futures.pop(fut))
@@ -380,21 +302,24 @@ def _run_chunks(executor: str, jobs: int, scheduler: str | None, path: str, pol_
 def compare(scenario_path: str | Path, policies: Sequence[PolicySpec], runs: int, seed: int = 0, jobs: int = 1,
             executor: str = "local", scheduler: str | None = None, chunk: int | None = None,
             export_decisions: str | Path | None = None, llm: LLMFactories | None = None,
-            progress: Progress | None = None, max_decisions: int | None = None) -> dict[str, Any]:
+            progress: Progress | None = None, max_decisions: int | None = None,
+            config: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Play ``runs`` seeds with every policy and return the comparison (JSON-able; see the module docstring).
 
     ``llm``: per policy name, the factory of its LLM seats' agents (required for policies with LLM seats); each
-    factory is called once per seat policy and the agent serves every session of that compared policy."""
+    factory is called once per seat policy and the agent serves every session of that compared policy.
+    ``config``: rule options of every session (as ``trpg play --config``; checked before any session runs)."""
     if runs < 1:
         raise CompareError(f"--runs must be at least 1 (got {runs})")
     if jobs < 1:
         raise CompareError(f"--jobs must be at least 1 (got {jobs})")
     if len(policies) < 2:
         raise CompareError("compare needs at least two policies")
+    cfg = check_config(scenario_path, config)
     for pol in policies:
         # who sits where is checked as for a playtest (an LLM seat is checked as a scripted one)
         check_seats(scenario_path, [f"{s.partition('=')[0]}=scripted" if PolicySpec("", (s,)).uses_llm else s
-                                    for s in pol.seats])
+                                    for s in pol.seats], cfg)
         if pol.uses_llm and (llm is None or pol.name not in llm):
             raise CompareError(f"policy {pol.name} seats an LLM: give the model settings (--llm-base-url, --llm-model)")
     path = str(Path(scenario_path).resolve())
@@ -402,16 +327,7 @@ def compare(scenario_path: str | Path, policies: Sequence[PolicySpec], runs: int
     meta = scenario_meta(scenario)
     any_llm = any(p.uses_llm for p in policies)
     # LLM policies: one agent per (compared policy, seat policy), shared by all sessions, in this process
-    agents: dict[str, dict[str, Any]] = {p.name: {} for p in policies}
-    memo: dict[str, Callable[[str], Any]] = {}
-    for p in policies:
-        if p.uses_llm and llm is not None:
-            def make(pol: str, _name: str = p.name, _f: Callable[[str], Any] = llm[p.name]) -> Any:
-                cache = agents[_name]
-                if pol not in cache:
-                    cache[pol] = _f(pol)
-                return cache[pol]
-            memo[p.name] = make
+    shared = {p.name: SharedAgents(llm[p.name]) for p in policies if p.uses_llm and llm is not None}
     pol_args = [(p.name, list(p.seats)) for p in policies]
     indexed = list(enumerate(session_seeds(seed, runs)))
     size = chunk or default_chunk(runs, jobs)
@@ -439,10 +355,10 @@ def compare(scenario_path: str | Path, policies: Sequence[PolicySpec], runs: int
             progress(done, runs)
 
     if any_llm:
-        part_paths = list(asyncio.run(_compare_async(path, pol_args, indexed, parts_dir, memo, jobs, max_decisions,
-                                                     fold)))
+        part_paths = list(asyncio.run(_compare_async(path, pol_args, indexed, parts_dir, shared, jobs, max_decisions,
+                                                     fold, cfg)))
     else:
-        _run_chunks(executor, jobs, scheduler, path, pol_args, chunks, part_paths, max_decisions, fold)
+        _run_chunks(executor, jobs, scheduler, path, pol_args, chunks, part_paths, max_decisions, fold, cfg)
     exported = None
     if export_decisions and parts_dir is not None:
         from .export import concat_parts
@@ -450,6 +366,7 @@ def compare(scenario_path: str | Path, policies: Sequence[PolicySpec], runs: int
         exported = concat_parts([p for p in part_paths if p], export_decisions)
         with contextlib.suppress(OSError):
             parts_dir.rmdir()
+    agents = {name: dict(sh.agents) for name, sh in shared.items()}
     return _result(meta, policies, totals, store, agents, exported)
 
 
@@ -598,18 +515,19 @@ def render_html(result: Mapping[str, Any]) -> str:
 
     sc = result["scenario"]
     runs = result["policies"][0]["sessions"]["runs"]
+    run = result.get("run") or {}
     pols = "".join(f"<li><b>{escape(p['name'])}</b>: {escape(' '.join(p['seats']))}</li>" for p in result["policies"])
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>compare {escape(str(sc.get('id', '')))}</title>"
              f"<style>{_CSS}</style></head><body>",
              f"<h1>{escape(str(sc.get('title', sc.get('id', ''))))}</h1>",
-             f"<p>{runs} paired seeds ({escape(result['seeds'])}); policies:</p><ul>{pols}</ul>",
+             f"<p>{runs} paired seeds ({escape(result['seeds'])}); rule options: "
+             f"<code>{escape(config_text(run.get('config')))}</code>; policies:</p><ul>{pols}</ul>",
              table(*table_rows(result)),
              f"<p class='note'>{escape(result['method'])}</p>",
              *(f"<p class='note'>warning: {escape(w)}</p>" for w in result.get("warnings") or [])]
     lh, lrows = llm_rows(result)
     if lrows:
         parts += ["<h2>LLM accounting</h2>", table(lh, lrows)]
-    run = result.get("run") or {}
     if run.get("note"):
         parts.append(f"<p class='note'>{escape(str(run['note']))}</p>")
     parts.append("</body></html>")

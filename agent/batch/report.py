@@ -6,12 +6,20 @@ from __future__ import annotations
 import io
 import json
 import re
-import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["write_report", "render_html", "svg_plots"]
+from .runner import config_text, replay_command
+
+__all__ = ["write_report", "render_html", "svg_plots", "add_replay_commands", "replayer", "LLM_ROWS"]
+
+#: the LLM accounting shown first (key, label); the other counters follow
+LLM_ROWS = (("calls", "model calls"), ("tokens", "tokens"), ("prompt_tokens", "prompt tokens"),
+            ("completion_tokens", "completion tokens"), ("median_latency_s", "median latency (s)"),
+            ("reasks", "re-asks"), ("fallbacks", "scripted fallbacks"),
+            ("illegal_per_100_decisions", "illegal or unreadable replies per 100 LLM decisions"),
+            ("llm_seat_decisions", "decisions of the LLM seats"))
 
 
 def _svg(fig: Any) -> str:
@@ -178,7 +186,10 @@ svg{max-width:100%;height:auto}
 <table><tr><th>seed</th><th>decisions</th><th>replay</th></tr>
 {% for x in rep.decisions.longest %}<tr><td class="n">{{ x.seed }}</td><td class="n">{{ x.decisions }}</td><td><code>{{ replay(x.seed) }}</code></td></tr>{% endfor %}
 </table>
-{% if rep.llm.calls %}<h2>LLM accounting</h2><table>{% for k, v in rep.llm.items() %}<tr><th>{{ k }}</th><td class="n">{{ v }}</td></tr>{% endfor %}</table>{% endif %}
+{% if rep.llm.calls or rep.llm.llm_seat_decisions %}<h2 id="llm">LLM accounting</h2><table>
+{% for k, label in llm_rows if k in rep.llm %}<tr><th>{{ label }}</th><td class="n">{{ "—" if rep.llm[k] is none else rep.llm[k] }}</td></tr>
+{% endfor %}{% for k, v in rep.llm.items() if k not in llm_keys %}<tr><th>{{ k }}</th><td class="n">{{ "—" if v is none else v }}</td></tr>
+{% endfor %}</table>{% endif %}
 </body></html>
 """
 
@@ -196,22 +207,38 @@ def _pct(x: float | None) -> str:
     return "—" if x is None else f"{x * 100:.1f}%"
 
 
+def replayer(rep: Mapping[str, Any]) -> Callable[[int], str]:
+    """seed → the ``trpg play`` command replaying that session of the report (its seats and rule options)."""
+    run = rep.get("run") or {}
+    seats = [str(s) for s in run.get("seats") or ["all=scripted"]]
+    cfg = run.get("config")
+    config = cfg if isinstance(cfg, Mapping) else None
+    sc = rep.get("scenario") or {}
+    path = str(sc.get("replay_path") or sc.get("path", "SCENARIO"))
+    return lambda seed: replay_command(path, seats, seed, config)
+
+
+def add_replay_commands(rep: MutableMapping[str, Any]) -> None:
+    """Give every seed the report lists (stalled, failed, longest sessions) its ``replay`` command."""
+    replay = replayer(rep)
+    for items in (rep["stalled"]["items"], rep["failures"]["items"], rep["decisions"]["longest"]):
+        for x in items:
+            x["replay"] = replay(int(x["seed"]))
+
+
 def render_html(rep: Mapping[str, Any], plots: Mapping[str, str] | None = None) -> str:
     import jinja2
 
     env = jinja2.Environment(autoescape=True, undefined=jinja2.ChainableUndefined)
     env.globals["pct"] = _pct
+    env.globals["llm_rows"] = LLM_ROWS
+    env.globals["llm_keys"] = {k for k, _ in LLM_ROWS}
     run = dict(rep.get("run") or {})
-    seats = [str(s) for s in run.get("seats") or ["all=scripted"]]
-    path = str((rep.get("scenario") or {}).get("replay_path") or (rep.get("scenario") or {}).get("path", "SCENARIO"))
-
-    def replay(seed: int) -> str:
-        seat_args = " ".join(f"--seat {shlex.quote(s)}" for s in seats)
-        return f"trpg play {shlex.quote(path)} {seat_args} --seed {seed} --log replay-{seed}.jsonl"
-
-    env.globals["replay"] = replay
+    env.globals["replay"] = replayer(rep)
     tmpl = env.from_string(_MACROS + _TEMPLATE)
     shown_run = {k: (", ".join(map(str, v)) if isinstance(v, list) else v) for k, v in run.items()}
+    if "config" in shown_run:
+        shown_run["config"] = config_text(run["config"])
     return tmpl.render(rep=rep, sc=rep.get("scenario") or {}, s=rep.get("sessions") or {}, run=shown_run,
                        plots=dict(plots if plots is not None else svg_plots(rep)))
 

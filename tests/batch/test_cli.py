@@ -36,8 +36,11 @@ def test_playtest_keep_logs_quiet(capsys, tmp_path):
 @pytest.mark.parametrize("extra, msg", [
     (["--runs", "0"], "--runs"),
     (["--runs", "2", "--jobs", "0"], "--jobs"),
-    (["--runs", "2", "--seat", "pcs=human"], "scripted and random"),
-    (["--runs", "2", "--seat", "gm=llm"], "trpg compare"),
+    (["--runs", "2", "--seat", "pcs=human"], "no humans"),
+    (["--runs", "2", "--seat", "gm=llm", "--executor", "dask"], "cannot seat LLMs"),
+    (["--runs", "2", "--config", "heal_cap"], "KEY=VALUE"),
+    (["--runs", "2", "--config", "heal_cap=bogus"], "--config heal_cap=bogus: invalid configuration"),
+    (["--runs", "2", "--config", "no_such_flag=1"], "no_such_flag"),
     (["--runs", "2", "--seat", "bad"], "ROLE=POLICY"),
     (["--runs", "2", "--seat", "nobody=random"], "not at this table"),
     (["--runs", "2", "--scheduler", "tcp://127.0.0.1:1"], "--executor dask"),

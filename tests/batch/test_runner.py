@@ -77,8 +77,8 @@ def test_keep_logs(tmp_path):
 @pytest.mark.parametrize("kw, msg", [
     ({"runs": 0}, "--runs"),
     ({"jobs": 0}, "--jobs"),
-    ({"seats": ["pcs=human"]}, "scripted and random"),
-    ({"seats": ["gm=llm"]}, "trpg compare"),
+    ({"seats": ["pcs=human"]}, "no humans"),
+    ({"seats": ["gm=llm"]}, "seats an LLM"),
     ({"seats": ["nobody=random"]}, "not at this table"),
     ({"executor": "spark"}, "unknown executor"),
 ])
