@@ -164,7 +164,10 @@ def _executor(executor: str, jobs: int, scheduler: str | None) -> Iterator[cf.Ex
         raise BatchError("the dask executor needs dask[distributed]: pip install -e '.[batch]'") from None
     with contextlib.ExitStack() as stack:
         if scheduler:
-            client = stack.enter_context(Client(scheduler))
+            try:
+                client = stack.enter_context(Client(scheduler))
+            except (OSError, ValueError) as e:  # unreachable (timeout), refused, or not an address
+                raise BatchError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({e})") from None
         else:
             cluster = stack.enter_context(LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=True,
                                                        host="127.0.0.1", dashboard_address=None))
