@@ -222,6 +222,7 @@ class Decision:
     seq: int = -1
     _observe: Callable[[], dict[str, Any]] | None = None
     _obs_cache: dict[str, Any] | None = None
+    _ids_cache: list[str] | None = None
 
     # -- what the actor may know -------------------------------------------------------------------------------
     @property
@@ -233,7 +234,11 @@ class Decision:
 
     @property
     def option_ids(self) -> list[str]:
-        return [o.id for o in self.options] if self.options is not None else []
+        """The option ids in order (computed once: policies ask ``"x" in d.option_ids`` many times; do not mutate)."""
+        ids = self._ids_cache
+        if ids is None:
+            ids = self._ids_cache = [o.id for o in self.options] if self.options is not None else []
+        return ids
 
     def option(self, oid: str) -> Option:
         for o in self.options or ():
