@@ -3,7 +3,8 @@
 The rulebook contains none of the feat, item and enemy data: everything in FEATS, ITEMS, NATURAL_WEAPONS and ENEMIES
 is the spec's **[HOUSE]** data set (§11.1), written here as frozen dataclasses in table order. Japanese text is as
 written in the spec. Effects are structured fields that the rules code (checks.py, combat.py) reads; ``effect`` is the
-spec's effect text for display only.
+spec's (English) effect text, kept for reference; ``FeatData.effect_jp`` is its faithful Japanese translation, the
+text players see in labels and prompts (the project rule: game text in Japanese, code ids in ASCII).
 """
 
 from __future__ import annotations
@@ -105,7 +106,8 @@ class FeatData:
     name: str
     list: str  # class id | "common" | "sn_common" | "class:common"
     timing: str  # constant | setup | minor | major | auto
-    effect: str  # the spec's effect text (display only)
+    effect: str  # the spec's effect text (English, reference only: never shown to players)
+    effect_jp: str  # the same effect in Japanese, with the rulebook's terms: what labels and prompts show
     trigger: str | None = None  # auto feats: one of AUTO_TRIGGERS
     trigger_kinds: tuple[str, ...] = ()  # before_own_check: the check kinds that trigger it
     #: before_own_check on "hit": only when at least one target carries this tag (occult_lore)
@@ -169,127 +171,168 @@ _FEATS: list[FeatData] = [
     # --- common feats (共通特技) ---
     _feat(id="first_aid", name="《応急手当》", list="common", timing="major", range="close", target="single",
           target_self_ok=True, target_not_awakened=True, limit="scene", heal=_F(1, 3),
-          effect="target life +1D3 (cap base)"),
+          effect="target life +1D3 (cap base)",
+          effect_jp="対象の【命】を1D3点回復（原点まで）"),
     _feat(id="all_out_attack", name="《全力攻撃》", list="common", timing="minor", cost={"life": 1}, target="self",
-          limit="round", next_attack_damage=2, effect="your next attack this turn: damage +2"),
+          limit="round", next_attack_damage=2, effect="your next attack this turn: damage +2",
+          effect_jp="この手番のあなたの次の攻撃のダメージ+2"),
     _feat(id="sixth_sense", name="《第六感》", list="common", timing="auto", trigger="before_own_defense",
-          cost={"soul": 1}, target="self", limit="round", bonus_dice=1, effect="+1 die to that defense check"),
+          cost={"soul": 1}, target="self", limit="round", bonus_dice=1, effect="+1 die to that defense check",
+          effect_jp="その防御判定のダイス+1個"),
     # --- supernatural common feats (スーパーナチュラル共通特技) ---
     _feat(id="curse_bullet", name="《呪弾》", list="sn_common", timing="major", cost={"soul": 1}, check="mind",
           range="ranged", target="single", attack=True, damage=_F(1), attribute="mind",
-          effect="attack, damage 1D6 (mind)"),
+          effect="attack, damage 1D6 (mind)",
+          effect_jp="攻撃。ダメージ1D6（【心】属性）"),
     _feat(id="spirit_sight", name="《霊視》", list="sn_common", timing="auto", trigger="before_own_check",
           trigger_kinds=("information",), cost={"soul": 1}, target="self", limit="scene", bonus_dice=2,
-          effect="+2 dice"),
+          effect="+2 dice",
+          effect_jp="ダイス+2個"),
     _feat(id="ward", name="《結界》", list="sn_common", timing="setup", cost={"soul": 2}, target="own_engagement",
           limit="round", blockade=True,
-          effect="you blockade your engagement until end of round (ends if you leave it or are 戦闘不能)"),
+          effect="you blockade your engagement until end of round (ends if you leave it or are 戦闘不能)",
+          effect_jp="ラウンド終了まで、あなたのいるエンゲージを封鎖する（あなたがそのエンゲージを離れるか"
+                    "戦闘不能になると終わる）"),
     # --- ブラックマジック ---
     _feat(id="dark_curse", name="《黒き呪詛》", list="black_magic", timing="major", cost={"soul": 2}, check="mind",
           range="scene", target="single", attack=True, damage=_F(0, 6, 2), attribute="mind", on_hit_status="curse",
-          effect="attack, damage 2 (mind); on hit inflict 呪詛 (inflicter = you)"),
+          effect="attack, damage 2 (mind); on hit inflict 呪詛 (inflicter = you)",
+          effect_jp="攻撃。ダメージ2（【心】属性）。命中した対象を呪詛にする（付与者はあなた）"),
     _feat(id="brand_of_malice", name="《魔の刻印》", list="black_magic", timing="major", cost={"soul": 1},
           check="mind", range="ranged", target="single", attack=True, no_damage=True, attribute="mind",
-          on_hit_status="brand", effect="attack, no damage; on hit inflict 刻印 (inflicter = you)"),
+          on_hit_status="brand", effect="attack, no damage; on hit inflict 刻印 (inflicter = you)",
+          effect_jp="攻撃。ダメージなし。命中した対象を刻印にする（付与者はあなた）"),
     _feat(id="unholy_pact", name="《魔との盟約》", list="black_magic", timing="constant", target="self",
           damage_mods=(DamageMod("dealt", 1, "mind", "unholy"),),
-          effect="in `unholy` scenes, mind-attribute damage you deal +1"),
+          effect="in `unholy` scenes, mind-attribute damage you deal +1",
+          effect_jp="不浄なシーンでは、あなたが与える【心】属性のダメージ+1"),
     # --- ホワイトマジック ---
     _feat(id="healing_prayer", name="《癒しの祈り》", list="white_magic", timing="major", cost={"soul": 1},
           range="scene", target="single", target_self_ok=True, target_not_awakened=True, heal=_F(1),
-          effect="target life +1D6 (cap base)"),
+          effect="target life +1D6 (cap base)",
+          effect_jp="対象の【命】を1D6点回復（原点まで）"),
     _feat(id="holy_light", name="《聖なる光》", list="white_magic", timing="major", cost={"soul": 2}, check="mind",
           range="ranged", target="area", attack=True, damage=_F(1), attribute="mind",
           bonus_vs_tag=("unholy_being", 2),
-          effect="attack, damage 1D6 (mind); +2 damage vs targets tagged `unholy_being`"),
+          effect="attack, damage 1D6 (mind); +2 damage vs targets tagged `unholy_being`",
+          effect_jp="攻撃。ダメージ1D6（【心】属性）。不浄な存在である対象にはダメージ+2"),
     _feat(id="blessing", name="《祝福》", list="white_magic", timing="setup", cost={"soul": 1}, range="scene",
           target="single", target_self_ok=True, limit="round", bonus_dice=1,
-          effect="the target's next check this round +1 die"),
+          effect="the target's next check this round +1 die",
+          effect_jp="対象のこのラウンドの次の判定のダイス+1個"),
     # --- シャーマニック ---
     _feat(id="spirit_strike", name="《精霊撃》", list="shamanic", timing="major", cost={"soul": 1}, check="mind",
           range="ranged", target="single", attack=True, damage=_F(1, 6, 1), attribute="mind",
-          effect="attack, damage 1D6+1 (mind)"),
+          effect="attack, damage 1D6+1 (mind)",
+          effect_jp="攻撃。ダメージ1D6+1（【心】属性）"),
     _feat(id="spirit_guard", name="《精霊の守り》", list="shamanic", timing="auto",
           trigger="before_defense_in_engagement", cost={"soul": 1}, range="close", target="defender",
-          limit="round", bonus_dice=1, effect="+1 die to that defense check"),
+          limit="round", bonus_dice=1, effect="+1 die to that defense check",
+          effect_jp="その防御判定のダイス+1個"),
     _feat(id="nature_communion", name="《自然との交感》", list="shamanic", timing="constant", target="self",
           check_bonuses=(CheckBonus(("information",), 1, "patron_favored"),),
-          effect="information checks +1 die in scenes with a patron-favored tag"),
+          effect="information checks +1 die in scenes with a patron-favored tag",
+          effect_jp="崇める存在が好む状況のあるシーンでは、情報収集判定のダイス+1個"),
     # --- サイキック ---
     _feat(id="telekinesis", name="《念動力》", list="psychic", timing="major", cost={"soul": 1}, check="mind",
           range="ranged", target="single", attack=True, damage=_F(1), attribute="mind",
-          effect="attack, damage 1D6 (mind)"),
+          effect="attack, damage 1D6 (mind)",
+          effect_jp="攻撃。ダメージ1D6（【心】属性）"),
     _feat(id="mental_barrier", name="《精神障壁》", list="psychic", timing="auto", trigger="before_own_defense",
           cost={"soul": 1}, target="self", limit="round", ignore_consecutive=True,
-          effect="that defense check ignores 連続ターゲット補正"),
+          effect="that defense check ignores 連続ターゲット補正",
+          effect_jp="その防御判定は連続ターゲット補正を受けない"),
     _feat(id="mind_reading", name="《読心》", list="psychic", timing="auto", trigger="before_own_check",
           trigger_kinds=("negotiation", "information"), cost={"soul": 1}, target="self", limit="scene",
-          bonus_dice=2, effect="+2 dice"),
+          bonus_dice=2, effect="+2 dice",
+          effect_jp="ダイス+2個"),
     # --- アデプト ---
     _feat(id="iron_fist", name="《剛拳》", list="adept", timing="major", cost={"life": 1}, check="body",
           range="close", target="single", attack=True, damage=_F(1, 6, 1), attribute="body",
-          effect="attack, damage 1D6+1 (body)"),
+          effect="attack, damage 1D6+1 (body)",
+          effect_jp="攻撃。ダメージ1D6+1（【体】属性）"),
     _feat(id="gale_step", name="《疾風》", list="adept", timing="minor", cost={"soul": 1}, target="self",
           limit="round", move_leaves_engagement=True,
-          effect="this minor action is a move that may leave an engagement containing enemies (blockade still applies)"),
+          effect="this minor action is a move that may leave an engagement containing enemies (blockade still applies)",
+          effect_jp="このマイナーアクションは移動で、敵のいるエンゲージからも出られる（封鎖は有効）"),
     _feat(id="diamond_body", name="《金剛身》", list="adept", timing="constant", target="self",
-          damage_mods=(DamageMod("received", -1, "body"),), effect="body-attribute damage you receive −1"),
+          damage_mods=(DamageMod("received", -1, "body"),), effect="body-attribute damage you receive −1",
+          effect_jp="あなたが受ける【体】属性のダメージ−1"),
     # --- サモナー ---
     _feat(id="pact_beast", name="《契約獣の牙》", list="summoner", timing="major", cost={"soul": 2}, check="body",
           range="scene", target="single", attack=True, damage=_F(1, 6, 1), attribute="body",
-          effect="attack, damage 1D6+1 (body)"),
+          effect="attack, damage 1D6+1 (body)",
+          effect_jp="攻撃。ダメージ1D6+1（【体】属性）"),
     _feat(id="offering", name="《供物》", list="summoner", timing="constant", target="self", requires_main=True,
           summoner_first_die=2,
-          effect="in each check, the first soul spent with the Summoner feature gives +2 dice instead of +1"),
+          effect="in each check, the first soul spent with the Summoner feature gives +2 dice instead of +1",
+          effect_jp="各判定で、サモナーの特徴で最初に使った【魂】1点はダイス+1個でなく+2個になる"),
     _feat(id="guardian_spirit", name="《守護霊》", list="summoner", timing="auto",
           trigger="after_damage_to_self_determined", cost={"soul": 1}, target="self", limit="round",
-          damage_reduction_auto=2, effect="that damage −2 (min 0)"),
+          damage_reduction_auto=2, effect="that damage −2 (min 0)",
+          effect_jp="そのダメージ−2（最低0）"),
     # --- ウィッチハンター ---
     _feat(id="silver_bullet", name="《銀の弾丸》", list="witch_hunter", timing="minor", cost={"wealth": 1},
           target="self", limit="round", next_attack_dice=_F(1), next_attack_category="firearm",
-          effect="your next attack this turn with a `firearm` weapon: +1D6 damage (bonus die)"),
+          effect="your next attack this turn with a `firearm` weapon: +1D6 damage (bonus die)",
+          effect_jp="この手番のあなたの次の銃器による攻撃のダメージ+1D6（ボーナスダイス）"),
     _feat(id="occult_lore", name="《対魔知識》", list="witch_hunter", timing="auto", trigger="before_own_check",
           trigger_kinds=("information", "hit"), trigger_target_tag="supernatural_being", cost={"soul": 1},
           target="self", limit="scene", bonus_dice=2,
-          effect="+2 dice (information, or hit with ≥1 target tagged `supernatural_being`)"),
+          effect="+2 dice (information, or hit with ≥1 target tagged `supernatural_being`)",
+          effect_jp="情報収集判定、または超常の存在である対象が1体以上いる命中判定のダイス+2個"),
     _feat(id="field_dressing", name="《野戦治療》", list="witch_hunter", timing="major", cost={"wealth": 1},
           range="close", target="single", target_self_ok=True, target_not_awakened=True, heal=_F(1, 3, 1),
-          removes_statuses=("poison",), effect="life +1D3+1 (cap base) and remove 毒"),
+          removes_statuses=("poison",), effect="life +1D3+1 (cap base) and remove 毒",
+          effect_jp="【命】を1D3+1点回復（原点まで）し、毒を解除する"),
     # --- ナイトウォーカー ---
     _feat(id="blood_drain", name="《吸血》", list="night_walker", timing="major", cost={"soul": 1}, check="body",
           range="close", target="single", attack=True, damage=_F(1), attribute="body", drain=True,
           effect="attack, damage 1D6 (body); after applying it you recover life = ceil(damage dealt / 2) "
-                 "(cap base; not while awakened)"),
+                 "(cap base; not while awakened)",
+          effect_jp="攻撃。ダメージ1D6（【体】属性）。ダメージの適用後、与えたダメージの半分（端数切り上げ）だけ"
+                    "【命】を回復する（原点まで。覚醒中は回復しない）"),
     _feat(id="mist_form", name="《霧化》", list="night_walker", timing="setup", cost={"soul": 2}, target="self",
-          limit="round", grants_flying="round", effect="you are flying until end of round"),
+          limit="round", grants_flying="round", effect="you are flying until end of round",
+          effect_jp="ラウンド終了まで飛行状態になる"),
     _feat(id="night_predator", name="《夜の狩人》", list="night_walker", timing="constant", target="self",
-          damage_mods=(DamageMod("dealt", 1, None, "night"),), effect="at night, damage you deal +1"),
+          damage_mods=(DamageMod("dealt", 1, None, "night"),), effect="at night, damage you deal +1",
+          effect_jp="夜間は、あなたが与えるダメージ+1"),
     # --- セレスチャル ---
     _feat(id="heavenly_judgment", name="《天の裁き》", list="celestial", timing="major", cost={"soul": 2},
           check="mind", range="scene", target="single", attack=True, damage=_F(1, 6, 1), attribute="mind",
-          effect="attack, damage 1D6+1 (mind)"),
+          effect="attack, damage 1D6+1 (mind)",
+          effect_jp="攻撃。ダメージ1D6+1（【心】属性）"),
     _feat(id="radiant_wings", name="《光の翼》", list="celestial", timing="minor", cost={"soul": 1}, target="self",
-          limit="scene", grants_flying="scene", effect="you are flying until end of scene (ends at combat end)"),
+          limit="scene", grants_flying="scene", effect="you are flying until end of scene (ends at combat end)",
+          effect_jp="シーン終了まで飛行状態になる（戦闘終了時に終わる）"),
     _feat(id="halo", name="《光輪》", list="celestial", timing="constant", target="self",
-          check_bonuses=(CheckBonus(("defense",), 1, "day"),), effect="in daytime your defense checks +1 die"),
+          check_bonuses=(CheckBonus(("defense",), 1, "day"),), effect="in daytime your defense checks +1 die",
+          effect_jp="日中は、あなたの防御判定のダイス+1個"),
     # --- アラクネ ---
     _feat(id="venom_fang", name="《蟲毒の牙》", list="arachne", timing="major", cost={"life": 1}, check="body",
           range="close", target="single", attack=True, damage=_F(1), attribute="body", on_hit_status="poison",
-          effect="attack, damage 1D6 (body); on hit inflict 毒"),
+          effect="attack, damage 1D6 (body); on hit inflict 毒",
+          effect_jp="攻撃。ダメージ1D6（【体】属性）。命中した対象を毒にする"),
     _feat(id="silk_bind", name="《縛糸》", list="arachne", timing="major", cost={"life": 1}, check="mind",
           range="ranged", target="single", attack=True, no_damage=True, attribute="mind", on_hit_status="bound",
-          effect="attack, no damage; on hit inflict 束縛"),
+          effect="attack, no damage; on hit inflict 束縛",
+          effect_jp="攻撃。ダメージなし。命中した対象を束縛にする"),
     _feat(id="chitin", name="《甲殻》", list="arachne", timing="constant", target="self",
-          damage_mods=(DamageMod("received", -1, "body"),), effect="body-attribute damage you receive −1"),
+          damage_mods=(DamageMod("received", -1, "body"),), effect="body-attribute damage you receive −1",
+          effect_jp="あなたが受ける【体】属性のダメージ−1"),
     # --- コモン (class list) ---
     _feat(id="run_away", name="《逃げ足》", list="class:common", timing="constant", target="self",
-          check_bonuses=(CheckBonus(("blockade_contest",), 2),), effect="+2 dice in your blockade contests"),
+          check_bonuses=(CheckBonus(("blockade_contest",), 2),), effect="+2 dice in your blockade contests",
+          effect_jp="あなたの封鎖の対決のダイス+2個"),
     _feat(id="ordinary_intuition", name="《日常の勘》", list="class:common", timing="constant", target="self",
           check_bonuses=(CheckBonus(("entry", "information"), 1),),
-          effect="+1 die on entry checks and information checks"),
+          effect="+1 die on entry checks and information checks",
+          effect_jp="登場判定と情報収集判定のダイス+1個"),
     _feat(id="desperate_courage", name="《必死の勇気》", list="class:common", timing="auto", trigger="own_turn_start",
           trigger_statuses=("paralysis", "fear"), target="self", limit="scenario",
-          removes_statuses=("paralysis", "fear"), effect="remove that status; then act normally"),
+          removes_statuses=("paralysis", "fear"), effect="remove that status; then act normally",
+          effect_jp="その状態（麻痺・恐怖）を解除し、そのあと通常どおり行動する"),
 ]
 FEATS: dict[str, FeatData] = {f.id: f for f in _FEATS}
 
@@ -438,7 +481,8 @@ class EnemyData:
     class_feature: str | None = None  # a class whose main-class feature it has (vampire: night_walker)
     boss: bool = False
     defense: dict[str, int] = field(default_factory=dict)  # spec's defense pool: {"base": n, "night": n, "day": n}
-    attacks: str = ""  # the spec's attacks/feats text
+    attacks: str = ""  # the spec's attacks/feats text (English, reference only)
+    attacks_jp: str = ""  # the same in Japanese: the enemy's profile, which players see
     policy: str = ""  # §11.7 default enemy policy notes
 
     @property
@@ -459,12 +503,15 @@ _ENEMIES: list[EnemyData] = [
               natural_weapons=("ghoul_claws", "ghoul_bite"), unarmed=False, defense={"base": 3},
               attacks="《爪》 claws: body, close, single, 1D6 (body), needs a usable hand; otherwise 《噛みつき》 bite: "
                       "body, close, single, 2 (body)",
+              attacks_jp="《爪》: 【体】で命中判定、射程は至近、対象は単体、ダメージ1D6（【体】属性）、使える手が必要。"
+                         "使えなければ《噛みつき》: 【体】で命中判定、射程は至近、対象は単体、ダメージ2（【体】属性）",
               policy=_GENERIC_POLICY),
     EnemyData(id="cult_sorcerer", name="邪教の術師",
               abilities={"mind": 4, "tech": 2, "body": 2, "life": 7, "soul": 6, "luck": 1},
               parts=("right_hand", "left_hand", "armor", "accessory", "legs"), tags=("human",), awaken=False,
               feats=("curse_bullet", "brand_of_malice"), items=(("knife", "right_hand"),), defense={"base": 4},
               attacks="curse_bullet, brand_of_malice; knife (right hand)",
+              attacks_jp="特技《呪弾》《魔の刻印》。ナイフ（右手）",
               policy=_GENERIC_POLICY + "; uses brand_of_malice first on the PC with most supernatural feats, then "
                                        "curse_bullet"),
     EnemyData(id="vampire_count", name="夜の伯爵",
@@ -475,6 +522,8 @@ _ENEMIES: list[EnemyData] = [
               defense={"base": 5, "night": 6, "day": 4},
               attacks="has the ナイトウォーカー class feature (day −1 / night +1 all checks; mind damage received +1); "
                       "feats blood_drain, mist_form, night_predator; unarmed",
+              attacks_jp="ナイトウォーカーの特徴を持つ（日中は全判定のダイス−1個、夜間は+1個。受ける【心】属性の"
+                         "ダメージ+1）。特技《吸血》《霧化》《夜の狩人》。素手",
               policy=_GENERIC_POLICY + "; uses mist_form in setup when engaged with two or more PCs"),
 ]
 ENEMIES: dict[str, EnemyData] = {e.id: e for e in _ENEMIES}

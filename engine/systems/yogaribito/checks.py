@@ -30,6 +30,10 @@ __all__ = ["CheckResult", "OpposedResult", "ChecksMixin", "evaluate", "SOCIAL_KI
 
 SOCIAL_KINDS = ("negotiation", "information", "purchase")
 ABILITY_JP = {"mind": "【心】", "tech": "【技】", "body": "【体】"}
+#: check kinds (§5.1) as the rulebook names them (display only)
+CHECK_KIND_JP = {"entry": "登場判定", "generic": "判定", "information": "情報収集判定", "negotiation": "交渉判定",
+                 "purchase": "購入判定", "psychic_focus": "精神集中の判定", "hit": "命中判定", "defense": "防御判定",
+                 "release": "解除判定", "blockade_contest": "封鎖の対決"}
 STAT_JP = {"mind": "【心】", "tech": "【技】", "body": "【体】", "life": "【命】", "soul": "【魂】", "luck": "【運】",
            "wealth": "【財】", "kagaribi": "【燎】", "bullets": "【弾】"}
 #: D24 default tie-break: body > tech > mind
@@ -389,7 +393,8 @@ class ChecksMixin(GameBase):
         # B. bought dice (D26)
         bought_dice = 0
         if not cancelled:
-            bought_dice = yield from self._bought(c, kind, ability, target, ctx, res, extra, ignore_consecutive)
+            bought_dice = yield from self._bought(c, kind, ability, target, ctx, res, extra, ignore_consecutive,
+                                                  label=label)
             cancelled = self.action_cancelled(c)
         if cancelled:
             res.cancelled = True
@@ -559,7 +564,7 @@ class ChecksMixin(GameBase):
             picked = yield from self.choose_many(
                 self.controller(ch), "ck.auto_feats",
                 f"{c.name} の{'' if own else '（味方の）'}判定の前にオートタイミング特技を使う?", "§5.2 A §11.2 D25",
-                [(fid, f"{FEATS[fid].name} {FEATS[fid].effect}") for fid in cands], 0, len(cands),
+                [(fid, f"{FEATS[fid].name}: {FEATS[fid].effect_jp}") for fid in cands], 0, len(cands),
                 context={"check": kind, "kind": kind, "ability": ability, "own": own, "checker": c.id,
                          "ally": ch.side == c.side,
                          "pool_before": pool_now, "feats": feats_ctx, "side": ctx.get("side")})
@@ -589,8 +594,8 @@ class ChecksMixin(GameBase):
         return 0 if choice == "none" else int(choice)
 
     def _bought(self, c: Character, kind: str, ability: str, target: int, ctx: dict, res: CheckResult,
-                extra: int, ignore: bool) -> Gen:
-        label = f"{kind} check"
+                extra: int, ignore: bool, *, label: str = "") -> Gen:
+        label = label or CHECK_KIND_JP.get(kind, "判定")
         dice = 0
         pool = self._pool(c, kind, ability, ctx, extra, ignore)
         # Summoner: soul

@@ -160,9 +160,12 @@ class CombatMixin(ChecksMixin):
         return c.name
 
     def item_name(self, c: Character, it: ItemState) -> str:
+        """The item's Japanese name; with several copies, the copy's number from its uid (``knife#2`` →
+        「ナイフ（2つ目）」, ``knife`` → 「ナイフ（1つ目）」): labels show no code id."""
         d = item_data(it.item)
         if any(o.item == it.item and o.uid != it.uid for o in c.items):
-            return f"{d.name}（{it.uid}）"
+            n = it.uid.rpartition("#")[2] if "#" in it.uid else ("1" if it.uid == it.item else "")
+            return f"{d.name}（{n}つ目）" if n.isdigit() else f"{d.name}（{it.uid}）"
         return d.name
 
     def helpless(self, c: Character) -> bool:
@@ -220,9 +223,9 @@ class CombatMixin(ChecksMixin):
         if cond.get("rounds") is not None and self.bf.round >= int(cond["rounds"]):
             raise CombatOver("ended_by_gm", f"シナリオの条件: {cond['rounds']}ラウンド経過")
         if self.bf.round >= self.cfg.max_combat_rounds:
-            self.ctx.info("round_cap", f"{self.cfg.max_combat_rounds}ラウンドを超えたため戦闘を打ち切る（HOUSE 安全上限）",
+            self.ctx.info("round_cap", f"{self.cfg.max_combat_rounds}ラウンドを超えたため戦闘を打ち切る（独自の安全上限）",
                           rounds=self.bf.round)
-            raise CombatOver("round_cap", f"{self.cfg.max_combat_rounds}ラウンドの上限 (HOUSE)")
+            raise CombatOver("round_cap", f"{self.cfg.max_combat_rounds}ラウンドの上限（独自の安全上限）")
 
     def begin_combat_context(self, spec: dict | None = None) -> None:
         """Make the table a running combat without combat_start (procedures on a prepared table): the enemies are
@@ -429,7 +432,7 @@ class CombatMixin(ChecksMixin):
             return None
         ans = yield from self.choose(
             self.controller(c), "cb.other_auto", f"{c.name}: 手番の開始にオートタイミング特技を使う?", "§11.2 D60",
-            [("none", "使わない")] + [(f"feat:{f.id}", f"{f.name} {f.effect}") for f in cands],
+            [("none", "使わない")] + [(f"feat:{f.id}", f"{f.name}: {f.effect_jp}") for f in cands],
             context=self.lazy_battle(c, trigger="own_turn_start", feats=[f.id for f in cands]))
         if ans == "none":
             return None
@@ -492,7 +495,7 @@ class CombatMixin(ChecksMixin):
                     for dst in dests:
                         pairs.append((f"feat:{fid}:{dst}", f"{f.name}で" + self._dest_label("移動", dst)))
                 continue
-            pairs.append((f"feat:{fid}", f"{f.name}（{f.effect}）"))
+            pairs.append((f"feat:{fid}", f"{f.name}: {f.effect_jp}"))
         # weapon swap (§7.3.3, §4.3)
         pairs += self._swap_options(c)
         # consumables on oneself (HOUSE: minor), D48
@@ -1230,7 +1233,7 @@ class CombatMixin(ChecksMixin):
             return raw
         ans = yield from self.choose(
             self.controller(t), "cb.other_auto", f"{t.name}: {raw}点のダメージ。オートタイミング特技で軽減する?",
-            "§7.7.1 §11.2 D60", [("none", "使わない")] + [(f"feat:{f.id}", f"{f.name} {f.effect}") for f in cands],
+            "§7.7.1 §11.2 D60", [("none", "使わない")] + [(f"feat:{f.id}", f"{f.name}: {f.effect_jp}") for f in cands],
             context=self.lazy_battle(t, **{"trigger": "after_damage_to_self_determined", "damage": raw,
                      "feats": [f.id for f in cands]}))
         if ans == "none":

@@ -814,7 +814,7 @@ def enemy_character(enemy_id: str, cid: str, name: str | None = None) -> Charact
                 c.slots_used_this_scenario[s] = True
     c.creation = {"enemy": enemy_id, "defense": dict(e.defense), "boss": e.boss, "unarmed": e.unarmed,
                   "natural_weapons": list(e.natural_weapons)}
-    c.profile = e.attacks
+    c.profile = e.attacks_jp
     return c
 
 

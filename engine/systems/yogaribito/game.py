@@ -456,7 +456,7 @@ class YogaribitoGame(AfterplayMixin, CreationMixin, CombatMixin, ChecksMixin, Ga
                 continue
             if ch == "close_scene":
                 return
-        self.ctx.info("scene_cap", f"シーン「{s.title}」は上限に達したため終了する (HOUSE)", scene=s.id)
+        self.ctx.info("scene_cap", f"シーン「{s.title}」は上限に達したため終了する（独自の安全上限）", scene=s.id)
 
     def _targets_of(self, s: SceneData, who: str) -> list[Character]:
         present = [c for c in self._present_pcs() if c.able]

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .base import Gen
-from .checks import CheckResult
+from .checks import CHECK_KIND_JP, CheckResult
 
 if TYPE_CHECKING:
     from .game import YogaribitoGame
@@ -61,7 +61,7 @@ def proc_check(game: YogaribitoGame, a: dict[str, Any]) -> Gen:
         opp = CheckResult("opponent", "hit", None, 1, 0, [], int(o.get("ach", 0)), bool(o.get("crit", False)), True,
                           False, False, {}, None, [])
     res = yield from game.run_check(c, kind, a.get("ability"), int(a.get("target", 1)),
-                                    label=a.get("label", f"{kind} check"), rule=a.get("rule", "§5.2"),
+                                    label=a.get("label", CHECK_KIND_JP.get(kind, "判定")), rule=a.get("rule", "§5.2"),
                                     context=dict(a.get("context") or {}), opponent=opp)
     return {"result": None if res.cancelled else res.success, "check": res.summary()}
 
