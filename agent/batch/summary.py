@@ -165,6 +165,26 @@ def _yogaribito_feats(snap: Mapping[str, Any], pcs: list[str]) -> list[str]:
     return sorted(f"{pc}:{f}" for pc in pcs for f in (chars.get(pc) or {}).get("feats") or [] if isinstance(f, str))
 
 
+def _yogaribito_check_effects(check: str, data: Mapping[str, Any]) -> list[str]:
+    """Constant feats that applied (``<who>:<feat>``): a static dice modifier of a check (``mods``), or a damage
+    modifier of a damage determination (``parts``: the target's for damage received, the attacker's for dealt)."""
+    from engine.systems.yogaribito.arms import FEATS
+
+    out: list[str] = []
+    if check == "damage":
+        for part in data.get("parts") or []:
+            f = FEATS.get(part[0]) if part else None
+            if f is not None and f.timing == "constant" and f.damage_mods:
+                received = any(m.direction == "received" for m in f.damage_mods)
+                out.append(f"{data.get('target' if received else 'attacker', '?')}:{f.id}")
+        return out
+    for mod in data.get("mods") or []:
+        f = FEATS.get(mod[0]) if mod else None
+        if f is not None and f.timing == "constant":
+            out.append(f"{data.get('who', '?')}:{f.id}")
+    return out
+
+
 def _bloodberry_effect_spent(path: str, new: Any) -> str | None:
     # §7.3: declaring a sublimated skill's effect spends it (``<pc>.skill.<id>.effect``: available → spent)
     parts = path.split(".")
@@ -205,6 +225,8 @@ class SystemHooks:
     effect_topics: Mapping[str, str] = field(default_factory=dict)
     #: a state change that is an effect firing: (path, new value) -> ``<who>:<effect>`` or None
     effect_from_state: Callable[[str, Any], str | None] | None = None
+    #: a check event that shows effects applying: (check, data) -> ``<who>:<effect>`` entries (constant feats)
+    effects_from_check: Callable[[str, Mapping[str, Any]], list[str]] | None = None
     #: the effects the PCs could fire (``<pc>:<effect>``), from the end snapshot
     available_effects: Callable[[Mapping[str, Any], list[str]], list[str]] | None = None
     #: the session phase whose start freezes the "end" values (夜狩り人: ``afterplay`` — scenario end restores every
@@ -225,6 +247,7 @@ HOOKS: dict[str, SystemHooks] = {
         losses=frozenset({"objective_failed", "pcs_lose", "dead", "doomed", "escaped"}),
         cap_outcomes=frozenset({"round_cap"}),
         effect_topics={"feat": "feat", "auto_feat": "feat", "cost": "feat"},
+        effects_from_check=_yogaribito_check_effects,
         available_effects=_yogaribito_feats,
     ),
     "bloodberry": SystemHooks(
@@ -316,6 +339,9 @@ def summarize(session: Any, *, stall: str | None = None, table: Any = None) -> d
         elif cls is RollEvent:
             rolls.setdefault(f["purpose"], []).append(f["value"])
         elif cls is CheckEvent:
+            if hooks.effects_from_check is not None:
+                for eid in hooks.effects_from_check(f["check"], f.get("data") or {}):
+                    effects[eid] += 1
             entries = hooks.checks(f["check"], f.get("data") or {}, rolls)
             rolls = {}
             for key, success, p, raw in entries:

@@ -119,3 +119,34 @@ def test_replacement_pc_has_end_values_but_no_trajectory():
     s = play_one(str(YOGARIBITO), ["all=scripted"], 4)  # mio dies in the climax; mio_2 replaces her afterwards
     assert s["pcs"].get("mio") == "dead" and "mio_2.life" in s["resources_end"]
     assert all(not k.startswith("mio_2.") for vals in s["resources_by_scene"].values() for k in vals)
+
+
+def test_yogaribito_constant_feats_count_when_they_apply():
+    """A constant feat is never "used": it counts as fired when it is in a check's static modifiers or in a damage
+    determination's parts (the target's for damage received, the attacker's for damage dealt)."""
+    from agent.batch.summary import _yogaribito_check_effects
+
+    assert _yogaribito_check_effects("damage", {"attacker": "count", "target": "jin",
+                                                "parts": [["1D6", 4], ["diamond_body", -1], ["night_predator", 1],
+                                                          ["adept", 1]]}) == ["jin:diamond_body", "count:night_predator"]
+    assert _yogaribito_check_effects("entry", {"who": "mio", "mods": [["ordinary_intuition", 1], ["blessing", 1]]}) \
+        == ["mio:ordinary_intuition"]  # blessing is a pending effect, not a constant feat
+    assert _yogaribito_check_effects("hit", {"who": "jin", "mods": []}) == []
+
+
+def test_a_yogaribito_session_counts_its_constant_feats_from_the_log():
+    from engine.core import Session, load_scenario
+    from agent.scripted import ScriptedAgent
+
+    sc = load_scenario(YOGARIBITO)
+    for seed in range(40):
+        s = Session(sc, seed)
+        agent = ScriptedAgent()
+        while not s.is_over:
+            s.answer(agent.act(s.pending, s), policy="scripted")
+        applied = sum(1 for e in s.events if getattr(e, "type", "") == "check" and e.check == "damage"
+                      and any(p[0] == "diamond_body" for p in e.data["parts"]))
+        if applied:
+            assert summarize(s)["effects"].get("jin:diamond_body") == applied
+            return
+    pytest.fail("no session of 40 applied diamond_body")

@@ -71,6 +71,8 @@ class CheckResult:
     #: the check was cancelled (a cost brought the actor to 0 with cost_zero_action_resolves = false, AMB-19)
     cancelled: bool = False
     auto_feats: list[str] = field(default_factory=list)  # "<owner>:<feat>" used at step A
+    #: the §5.3 static modifiers in the pool, as [source, dice] (class features, constant feats, equipment, 祝福)
+    mods: list[list[Any]] = field(default_factory=list)
 
     @property
     def eff(self) -> int:
@@ -82,7 +84,7 @@ class CheckResult:
                 "pool": self.pool, "faces": list(self.faces), "ach": self.ach, "crit": self.crit,
                 "success": self.success, "fumble": self.fumble, "kagaribi": self.kagaribi,
                 "bought": dict(self.bought), "luck": self.luck, "rolls": [list(r) for r in self.rolls],
-                "cancelled": self.cancelled, "auto_feats": list(self.auto_feats)}
+                "cancelled": self.cancelled, "auto_feats": list(self.auto_feats), "mods": [list(m) for m in self.mods]}
 
 
 @dataclass
@@ -412,6 +414,7 @@ class ChecksMixin(GameBase):
                 self.set_current(c, "kagaribi", c.current["kagaribi"] - 1, "§5.4 燎", label)
                 res.kagaribi = True
         # D. the pool
+        res.mods = [[k, n] for k, n in self.static_mod_parts(c, ability, kind, ctx)]
         base_pool = self._pool(c, kind, ability, ctx, extra, ignore_consecutive)
         if res.kagaribi:
             p = (base_pool + bought_dice) * 2 if self.cfg.flare_doubles_bought_dice else base_pool * 2 + bought_dice
