@@ -102,7 +102,7 @@ class FlowState:
     def may(self, trigger: str) -> bool:
         return not self._closed and (self.state, trigger) in self._table
 
-    def detach(self) -> None:
+    def close(self) -> None:
         """End this position (the session is over): it stays readable, and firing it is an engine bug (raises)."""
         self._closed = True
 

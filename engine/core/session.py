@@ -67,9 +67,9 @@ class Game(Protocol):
     def actors(self) -> list[str]: ...
 
 
-def _detach_all(flows: list[FlowState]) -> None:
+def _close_all(flows: list[FlowState]) -> None:
     for fs in flows:
-        fs.detach()
+        fs.close()
     flows.clear()
 
 
@@ -90,7 +90,7 @@ class GameContext:
 
     def release(self) -> None:
         """Close every flow state of this session: positions stay readable, a later trigger is an engine bug."""
-        _detach_all(self._flows)
+        _close_all(self._flows)
 
     def emit(self, event: BaseModel) -> None:
         self._emit(type(event), dict(event))

@@ -134,7 +134,7 @@ class ToyGame:
                     self.flow.fire("next_round")
             self.flow.fire("finish")
         finally:
-            self.flow.detach()
+            self.flow.close()
         return {"score": self.score, "winner": "pcs" if self.score >= model.goal else "gm"}
 
 

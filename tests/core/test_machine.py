@@ -66,7 +66,7 @@ def test_moves_are_reported_and_a_closed_position_stays_readable_but_refuses_tri
     fs.fire("go")
     fs.fire("reset")
     assert moves == [("toy", "go", "a", "b"), ("toy", "reset", "b", "c")]
-    fs.detach()
+    fs.close()
     assert fs.state == "c" and not fs.may("back")
     with pytest.raises(MachineError, match="session is over"):
         fs.fire("back")
