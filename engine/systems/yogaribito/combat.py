@@ -23,7 +23,7 @@ from ...core.decision import LazyContext, LazyMap, plain
 from ...core.machine import FlowState, MachineSpec
 from .arms import BAD_STATUSES, CRIT_TABLE, FEATS, STATUS_NAMES, FeatData, Formula, item_data
 from .base import Gen
-from .checks import ABILITY_JP, CheckResult, ChecksMixin
+from .checks import ABILITY_JP, STAT_JP, CheckResult, ChecksMixin
 from .state import HAND_SLOTS, Battlefield, Character, ItemState
 
 __all__ = ["COMBAT", "CombatMixin", "CombatOver", "AttackSource", "SLOT_JP", "OUTCOMES"]
@@ -1055,7 +1055,10 @@ class CombatMixin(ChecksMixin):
                 if h.bonus == "ach":
                     a_eff += 1
                 h.hit = a_eff > h.d_eff
-            self.ctx.check("attack_result", "§7.5", {"attacker": c.id, "target": t.id, "source": src.id,
+            verdict = (f"達成値 {a_eff} 対 {h.d_eff} → {'命中' if h.hit else '回避'}" if hit.success
+                       else "命中判定に失敗")
+            self.ctx.check("attack_result", "§7.5", {"label": f"{c.name} の{src.name} → {t.name}: {verdict}",
+                                                      "attacker": c.id, "target": t.id, "source": src.id,
                                                       "a_eff": a_eff if hit.success else None, "d_eff": h.d_eff,
                                                       "bonus": h.bonus, "hit": h.hit})
             if h.hit:
@@ -1110,7 +1113,8 @@ class CombatMixin(ChecksMixin):
         row = self.d6(f"痛打表 ({t.name})")
         h.row = row
         cr = CRIT_TABLE[row]
-        self.ctx.check("crit_table", "§7.6", {"target": t.id, "row": row, "name": cr.name})
+        self.ctx.check("crit_table", "§7.6", {"label": f"痛打表 {row}「{cr.name}」（{t.name}）", "target": t.id,
+                                              "row": row, "name": cr.name})
         rule = f"§7.6 row {row}"
         if row == 1:
             h.plus_life += 1
@@ -1209,7 +1213,8 @@ class CombatMixin(ChecksMixin):
         raw = yield from self._after_determination(t, raw)
         dmg = max(0, raw)
         stat = "soul" if t.awakened else src.damage_stat
-        self.ctx.check("damage", "§7.7.1", {"attacker": c.id, "target": t.id, "source": src.id,
+        self.ctx.check("damage", "§7.7.1", {"label": f"{src.name}のダメージ → {t.name}: {dmg}点（{STAT_JP[stat]}）",
+                                             "attacker": c.id, "target": t.id, "source": src.id,
                                              "parts": [[k, v] for k, v in parts], "raw": raw, "damage": dmg,
                                              "stat": stat})
         yield from self.damage(t, dmg, stat, rule="§7.7.1", cause=f"{src.name} ({c.name})")
