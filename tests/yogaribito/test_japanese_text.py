@@ -14,7 +14,7 @@ import pytest
 from agent.random_agent import RandomAgent
 from agent.scripted import ScriptedAgent
 from engine.core import Session, load_scenario
-from engine.core.events import InfoEvent, NarrationEvent
+from engine.core.events import CheckEvent, InfoEvent, NarrationEvent
 from engine.systems.yogaribito.arms import ENEMIES, FEATS
 from engine.systems.yogaribito.creation import new_character_session
 
@@ -68,6 +68,9 @@ def play_and_collect(s: Session, agent: Any) -> tuple[list[tuple[str, str]], set
             texts.append((f"info {e.topic}", e.text))
         elif isinstance(e, NarrationEvent):
             texts.append((f"narration {e.actor}", e.text))
+        elif isinstance(e, CheckEvent):
+            # the terminal and the transcript print a check by its label: every check has one, in Japanese
+            texts.append((f"check {e.check}", str(e.data.get("label", f"(no label) {e.check}"))))
     return texts, free
 
 
