@@ -169,18 +169,42 @@ def _roll_text(r: Mapping[str, Any]) -> str:
     return " ".join(bits)
 
 
-def check_lines(e: CheckEvent) -> list[str]:
-    """One line per roller of a check event, for the terminal (label, pool, faces, achievement, result)."""
+def check_lines(e: CheckEvent, name: Callable[[str], str] = str) -> list[str]:
+    """One line per roller of a check event, for the terminal (label, roller, pool, faces, achievement, result).
+    ``name`` turns a roller's id into its display name; the only roller's name is not repeated when the label
+    already shows it (with several rollers every line names its own)."""
     d = e.data
     label = str(d.get("label") or e.check)
+
+    def who(r: Mapping[str, Any], alone: bool) -> str:
+        n = name(str(r.get("who", "")))
+        return "" if not n or (alone and n in label) else f"{n} "
+
     if isinstance(d.get("rollers"), list):  # ブラッドベリー: one event for every roller of a judge
-        return [f"{label}: {r.get('who', '')} {_roll_text(r)}" for r in d["rollers"] if isinstance(r, Mapping)]
+        rollers = [r for r in d["rollers"] if isinstance(r, Mapping)]
+        return [f"{label}: {who(r, len(rollers) == 1)}{_roll_text(r)}" for r in rollers]
     if "faces" in d or "pool" in d:
-        return [f"{label}: {d.get('who', '')} {_roll_text(d)}"]
+        return [f"{label}: {who(d, True)}{_roll_text(d)}"]
     return [label]
 
 
-def _printer(console: Console) -> Callable[[Sequence[BaseModel]], None]:
+def _names(session: Session) -> Callable[[str], str]:
+    """Character id → display name, from the session's snapshot (read again when an unknown id shows up)."""
+    known: dict[str, str] = {}
+
+    def name(cid: str) -> str:
+        if cid and cid not in known:
+            chars = (session.snapshot().get("table") or {}).get("chars") or {}
+            known.update({k: str(v["name"]) for k, v in chars.items() if isinstance(v, Mapping) and v.get("name")})
+            known.setdefault(cid, cid)
+        return known.get(cid, cid)
+
+    return name
+
+
+def _printer(console: Console, session: Session | None = None) -> Callable[[Sequence[BaseModel]], None]:
+    name = _names(session) if session is not None else str
+
     def show(events: Sequence[BaseModel]) -> None:
         for e in events:
             if isinstance(e, NarrationEvent):
@@ -194,7 +218,7 @@ def _printer(console: Console) -> Callable[[Sequence[BaseModel]], None]:
             elif isinstance(e, InfoEvent) and e.topic not in _GM_ONLY_TOPICS:
                 console.print(f"[cyan]▶ {escape(e.text)}[/]")
             elif isinstance(e, CheckEvent):
-                for line in check_lines(e):
+                for line in check_lines(e, name):
                     console.print(f"[dim]🎲 {escape(line)}[/]")
             elif isinstance(e, PhaseEvent):
                 console.rule(f"[dim]{escape(e.machine)}: {escape(e.dst)}[/]", style="dim")
@@ -405,7 +429,7 @@ def _play(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         )
     if not args.quiet:
         console.print(f"[bold]{escape(str(getattr(scenario.model, 'title', scenario.id)))}[/] — seed {seed}, seats {escape(str(seats))}, log {escape(str(log))}")
-    table = Table(session, seats, _factory(seed, console, llm), observer=None if args.quiet else _printer(console))
+    table = Table(session, seats, _factory(seed, console, llm), observer=None if args.quiet else _printer(console, session))
     return _run_table(session, table, log, args.quiet, console, llm)
 
 
@@ -424,14 +448,14 @@ def _resume(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         return 0
     seats = SeatSpec.from_header(session.seats)
     llm = _llm_seats(args, seats, _scenario_language(session.scenario), stack)
-    table = Table(session, seats, _factory(session.seed, console, llm), observer=None if args.quiet else _printer(console))
+    table = Table(session, seats, _factory(session.seed, console, llm), observer=None if args.quiet else _printer(console, session))
     table.mark_seen()
     if not args.quiet:
         d = session.pending
         assert d is not None
         console.print(f"resumed {escape(str(args.log))} at decision #{d.seq} ({escape(d.kind)} for {escape(d.actor)}), seats {escape(str(seats))}")
         recap = [e for e in session.events if isinstance(e, NarrationEvent)][-3:]
-        _printer(console)(recap)
+        _printer(console, session)(recap)
     return _run_table(session, table, args.log, args.quiet, console, llm)
 
 
@@ -476,7 +500,7 @@ def cmd_new_character(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else secrets.randbelow(1_000_000)
     session: Session = make(seed=seed)
     console = _out()
-    table = Table(session, SeatSpec.parse(["all=scripted", "pcs=human"]), _factory(seed, console), observer=_printer(console))
+    table = Table(session, SeatSpec.parse(["all=scripted", "pcs=human"]), _factory(seed, console), observer=_printer(console, session))
     try:
         outcome = table.run()
     except QuitAndSave:

@@ -159,3 +159,23 @@ def test_examples_runner_missing_is_a_clear_message(capsys, tmp_path, monkeypatc
 def test_examples_with_an_unreadable_file_fail(capsys, tmp_path):
     code, out, err = run(capsys, "examples", tmp_path / "x.yaml")
     assert code == 1 and "x.yaml" in out and "Traceback" not in out + err
+
+
+def test_check_lines_name_the_rollers_by_their_display_names():
+    from agent.cli import check_lines
+    from engine.core.events import CheckEvent
+
+    names = {"beni": "御堂 紅", "aoi": "七瀬 葵", "count": "夜の伯爵"}.get
+    one = CheckEvent(check="hit", rule="§7.5", data={"label": "《吸血》の命中判定", "who": "count", "pool": 2,
+                                                    "faces": [5, 1], "ach": 1, "target": 1, "success": True})
+    assert check_lines(one, lambda i: names(i, i)) == ["《吸血》の命中判定: 夜の伯爵 2D [5 1] → 達成値 1 / 目標 1 成功"]
+    # a single roller already named in the label is not repeated; with two rollers each line names its own
+    solo = CheckEvent(check="judge", rule="§5", data={"label": "御堂 紅: 南京錠を開ける", "rollers": [
+        {"who": "beni", "pool": 1, "faces": [6], "ach": 1, "threshold": 1, "success": True}]})
+    assert check_lines(solo, lambda i: names(i, i)) == ["御堂 紅: 南京錠を開ける: 1D [6] → 達成値 1 / 目標 1 成功"]
+    two = CheckEvent(check="judge", rule="§5", data={"label": "御堂 紅 → 七瀬 葵 誘惑", "rollers": [
+        {"who": "beni", "pool": 1, "faces": [6], "ach": 1, "threshold": 1, "success": True},
+        {"who": "aoi", "pool": 1, "faces": [2], "ach": 0, "threshold": 1, "success": False}]})
+    lines = check_lines(two, lambda i: names(i, i))
+    assert lines[0].startswith("御堂 紅 → 七瀬 葵 誘惑: 御堂 紅 1D") and lines[1].startswith("御堂 紅 → 七瀬 葵 誘惑: 七瀬 葵 1D")
+    assert check_lines(one) == ["《吸血》の命中判定: count 2D [5 1] → 達成値 1 / 目標 1 成功"]  # ids without a session
