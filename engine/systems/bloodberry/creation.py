@@ -14,8 +14,8 @@ from pydantic import BaseModel, Field
 
 from ...core.decision import Answer, Decision
 from .data import (
-    ABILITIES, ABILITY_NAMES, BASIC_SKILLS, CLASS_NAMES, CLASS_SKILL_NAMES, CLASS_SKILLS, CLASSES, CURSE_TABLE,
-    EMOTION_TABLE, RACE_SKILLS, RELATION_TABLE,
+    ABILITIES, ABILITY_NAMES, BASIC_SKILLS, CLASS_NAMES, CLASS_SKILL_NAMES, CLASS_SKILLS, CLASSES, CURSE_TABLE, CURSE_TYPE_NAMES,
+    EMOTION_TABLE, RACE_SKILLS, RELATION_TABLE, RELATION_TYPE_NAMES,
 )
 from .state import Char, SkillState, majority_classes, pair
 
@@ -82,7 +82,7 @@ def create_pcs(game: BloodberryGame) -> Gen:
     game.creating_ids = list(ids)
     # step 1: profiles
     for i, pid in enumerate(ids, 1):
-        p = yield from game.ask_payload(pid, "cc.profile", f"PC{i}: 名前と設定 (profile)", "§3 step 1", Profile,
+        p = yield from game.ask_payload(pid, "cc.profile", f"PC{i}: 名前と設定", "§3 step 1", Profile,
                                         context={"number": i, "random_payloads": [{"name": f"PC{i}", "profile": ""}]})
         game.t.chars[pid] = Char(id=pid, name=p.name, kind="pc", number=i, profile=p.profile, willpower=1)
     # step 2: relation names around the ring, asked to the lower-numbered PC of each pair
@@ -115,7 +115,7 @@ def recreate_pc(game: BloodberryGame, c: Char) -> Gen:
 def _relation_name(game: BloodberryGame, asker: str, k: tuple[str, str]) -> Gen:
     a, b = (game.t.chars[x].name for x in k)
     pairs = [("roll", "関係表を振る (1D6)")] + [(f"pick:{i}", f"{name} {text}") for i, (_id, name, text) in enumerate(RELATION_TABLE, 1)]
-    pairs.append(("free", "自由に決める (free text)"))
+    pairs.append(("free", "自由に決める（自由記述）"))
     ch = yield from game.choose(asker, "cc.relation_name", f"{a} と {b} の関係", "§3 step 2, §9.6", pairs)
     if ch == "roll":
         return roll_relation(game, f"relation_table:{k[0]}|{k[1]}")
@@ -150,7 +150,7 @@ def _sheet(game: BloodberryGame, c: Char, partners: list[str]) -> Gen:
     # step 4: basic skills (V2) and class (V3)
     skills = yield from game.choose_many(
         c.id, "cc.basic_skills", f"{c.name}: 基本特技を3つ選ぶ", "§3 step 4, V2",
-        [(s.id, f"{s.name} ({CLASS_NAMES[s.cls]}; 肯定/弱点 {s.affirm}/{s.weakness}; 昇華 {ABILITY_NAMES[s.sub_ability]})")
+        [(s.id, f"{s.name} ({CLASS_NAMES[s.cls]}; 肯定/弱点 {RELATION_TYPE_NAMES[s.affirm]}/{CURSE_TYPE_NAMES[s.weakness]}; 昇華 {ABILITY_NAMES[s.sub_ability]})")
          for s in BASIC_SKILLS.values()], 3, 3, context={"planned_class": planned},
     )
     c.skills = [SkillState(s) for s in skills]
@@ -179,7 +179,7 @@ def _sheet(game: BloodberryGame, c: Char, partners: list[str]) -> Gen:
     c.has_key = "spare_key" in cskills
     game.ctx.state(f"{c.id}.sheet", None, {"skills": list(skills), "class": cls, "race": race, "class_skills": cskills}, "§3 steps 4–5")
     # step 6: personal curse
-    ch = yield from game.choose(c.id, "cc.curse", f"{c.name}: 呪い (optional)", "§3 step 6, §9.8",
+    ch = yield from game.choose(c.id, "cc.curse", f"{c.name}: 呪い（任意）", "§3 step 6, §9.8",
                                 [("none", "なし"), ("roll", "呪い表を振る (1D3×1D6)")] + [(f"pick:{k}", v) for k, v in CURSE_TABLE.items()]
                                 + [("free", "自由に決める")])
     if ch == "roll":

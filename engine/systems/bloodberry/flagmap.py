@@ -11,6 +11,7 @@ acted. Raising an END flag ends the map.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,8 @@ Gen = Generator[Decision, Answer, Any]
 MAX_UNITS = 60  # HOUSE safety cap: 20 hours of in-game time
 MAX_PLACEMENTS_PER_UNIT = 3  # §7.6 [2]
 SUIT_NAMES = {"♠": "スペード", "♣": "クラブ", "♥": "ハート", "♦": "ダイヤ"}
+#: how a flag map ended (FlagMap.ended), as players read it
+ENDED_NAMES = {"end_flag": "終了フラグが立った", "timeout": "時間切れ", "no_pc": "行動できるPCがいない"}
 
 
 @dataclass
@@ -90,6 +93,11 @@ class FlagMap:
         return out
 
     # -- setup -------------------------------------------------------------------------------------------------
+    def _camp_name(self, cs: CampState) -> str:
+        """A camp as players read it: PC or NPC camp and its members' names (without the reading in brackets)."""
+        names = "・".join(re.sub(r"（[^）]*）$", "", self.g.t.chars[m].name) for m in cs.members)
+        return f"{'NPC' if cs.npc else 'PC'}の陣営（{names}）"
+
     def _decider(self, cs: CampState) -> str:
         """§8 fm.place: the engine asks the camp's lowest-numbered PC; the GM decides for NPC camps."""
         if cs.npc:
@@ -137,7 +145,7 @@ class FlagMap:
             for cs in self.camps:
                 if not cs.hand:
                     continue
-                cid = yield from g.choose(self._decider(cs), "fm.bid", f"陣営 {cs.id}: 順番を決めるカードを伏せて出す", "§7.6 FM_SETUP, A32",
+                cid = yield from g.choose(self._decider(cs), "fm.bid", f"{self._camp_name(cs)}: 順番を決めるカードを伏せて出す", "§7.6 FM_SETUP, A32",
                                           [(c.id, c.code) for c in cs.hand], context={"hand": [card_info(c, self.g.cfg.face_card_numeric, self.g.cfg.ace_value) for c in cs.hand]})
                 card = next(c for c in cs.hand if c.id == cid)
                 cs.hand.remove(card)
@@ -179,7 +187,7 @@ class FlagMap:
             g.ctx.state("clock", old, g.t.clock, "§7.6 [3] 20 minutes")
             if not g._any_pc_in_play() and self.ended is None:
                 self.ended = "no_pc"
-        g.ctx.info("flag_map_end", f"フラグマップ終了 ({self.ended})", result=self.ended, winner=self.winner,
+        g.ctx.info("flag_map_end", f"フラグマップ終了（{ENDED_NAMES.get(self.ended or '', self.ended)}）", result=self.ended, winner=self.winner,
                    raised=list(self.raised), clock=g.t.clock)
 
     def _fits(self, cs: CampState, card: Card, pid: str) -> int | None:
@@ -208,7 +216,7 @@ class FlagMap:
             if len(pairs) == 1:
                 return
             ch = yield from g.choose(
-                self._decider(cs), "fm.place", f"陣営 {cs.id}: 場所の欠片を置く ({placed}/{MAX_PLACEMENTS_PER_UNIT})", "§7.6 [2]", pairs,
+                self._decider(cs), "fm.place", f"{self._camp_name(cs)}: 場所の欠片を置く ({placed}/{MAX_PLACEMENTS_PER_UNIT})", "§7.6 [2]", pairs,
                 context={"camp": cs.id, "placed": placed, "remaining": remaining, "npc_camp": cs.npc,
                          "flag_places": [pid for pid, p in self.places.items() if p.flag and p.flag not in self.raised]},
                 refused={"place": f"at most {MAX_PLACEMENTS_PER_UNIT} cards per camp per 20 minutes (§7.6 [2])"},
@@ -225,14 +233,14 @@ class FlagMap:
             g.ctx.state(f"flag_map.{cs.id}.{pid}[{slot}]", None, card.code, "§7.6 [2] place fragment")
             if all(x is not None for x in cs.layout[pid]):
                 cs.established.append(pid)
-                g.ctx.info("established", f"{self.places[pid].name} が成立した (陣営 {cs.id})", camp=cs.id, place=pid)
+                g.ctx.info("established", f"{self.places[pid].name} が成立した（{self._camp_name(cs)}）", camp=cs.id, place=pid)
 
     def _subevents(self, cs: CampState) -> Gen:
         g = self.g
         while cs.established and cs.hand:
             pairs = [("done", "置かない")] + [(f"sub:{c.id}:{pid}", f"{c.code} を{self.places[pid].name}にサブイベントとして置く")
                                             for pid in cs.established for c in cs.hand]
-            ch = yield from g.choose(self._decider(cs), "fm.subevent", f"陣営 {cs.id}: サブイベントのカードを置く?", "§7.6 [2] sub-event",
+            ch = yield from g.choose(self._decider(cs), "fm.subevent", f"{self._camp_name(cs)}: サブイベントのカードを置く?", "§7.6 [2] sub-event",
                                      pairs, context={"camp": cs.id})
             if ch == "done":
                 return
@@ -253,7 +261,7 @@ class FlagMap:
         pairs = [(f"move:{pid}", f"{self.places[pid].name} へ移動する") for pid in cs.established]
         pairs.append(("draw", "山札から一枚引く"))
         ch = yield from g.choose(
-            self._decider(cs), "fm.step3", f"陣営 {cs.id}: 移動するか、カードを引くか (20分)", "§7.6 [3]", pairs,
+            self._decider(cs), "fm.step3", f"{self._camp_name(cs)}: 移動するか、カードを引くか (20分)", "§7.6 [3]", pairs,
             context={"camp": cs.id, "flags_here": {pid: self.places[pid].flag for pid in cs.established},
                      "available": {pid: self._available(self.places[pid].flag) for pid in cs.established}},
         )

@@ -273,7 +273,7 @@ class BloodberryGame(JudgeMixin):
             if other.id == c.id or not other.effect_ready("bokyaku"):
                 continue
             ch = yield from self.choose(
-                other.id, "j.forget", f"{c.name} declares {BASIC_SKILLS[sid].name}. Cancel it with 忘却?", "§9.1 忘却",
+                other.id, "j.forget", f"{c.name} が {BASIC_SKILLS[sid].name} を宣言した。忘却で打ち消す?", "§9.1 忘却",
                 [("pass", "見送る"), ("cancel", f"忘却: {BASIC_SKILLS[sid].name} を打ち消す")],
                 context={"user": c.id, "effect": sid, "in_confrontation": self.cf_m.state == "cf_loop",
                          "user_is_opponent": self._opponents(other, c)},
@@ -553,13 +553,13 @@ class BloodberryGame(JudgeMixin):
             while True:
                 problems = self.sheet_problems(c)
                 if problems:
-                    pairs = [("reject", "却下 (reject)")]
+                    pairs = [("reject", "却下")]
                     refused = {"approve": "; ".join(f"{k}: {p}" for k, p in problems)}
                 else:
                     from .creation import MAX_REJECTIONS
 
                     can_reject = self.creating and self.rejections.get(c.id, 0) < MAX_REJECTIONS
-                    pairs = [("approve", "承認 (approve)")] + ([("reject", "却下 (reject)")] if can_reject else [])
+                    pairs = [("approve", "承認")] + ([("reject", "却下")] if can_reject else [])
                     refused = None
                 ch = yield from self.choose("gm", "gm.approve_sheet", f"{c.name} のキャラクターシートを承認する?", "§3 V1–V8", pairs,
                                             context={"pc": c.id, "problems": [list(p) for p in problems]}, refused=refused)
@@ -643,7 +643,7 @@ class BloodberryGame(JudgeMixin):
         active = [c.id for c in self.t.pcs() if c.status == "active"]
         default_parts = active if s.participants == "all" else [p for p in s.participants if p in active]
         parts = yield from self.choose_many(
-            "gm", "gm.scene_setup", f"シーン「{s.title}」の参加者 (participants)", "§6, §7.7 BS_4",
+            "gm", "gm.scene_setup", f"シーン「{s.title}」の参加者を選ぶ", "§6, §7.7 BS_4",
             [(p, self.t.chars[p].name) for p in active], 0, len(active),
             context={"scene": s.id, "scenario_participants": default_parts, "proposers": list(self.proposers)},
         )
@@ -887,8 +887,8 @@ class BloodberryGame(JudgeMixin):
         pairs += self._skill_options(c, in_cf=False)
         pairs = self._restricted(c, pairs, restrict)
         if c.status == "active":
-            pairs.append(("free", "自由な行動を宣言する (free action)"))
-        pairs.append(("pass", "何もしない (pass)"))
+            pairs.append(("free", "自由な行動を宣言する"))
+        pairs.append(("pass", "何もしない"))
         ch = yield from self.choose(
             c.id, "pc.declare", f"{c.name} の手番: 何をする?", "§7.8, §8 pc.declare", pairs,
             context={"scene": s.id, "actions": {a.id: {"bases": list(a.bases) if a.bases else None, "difficulty": a.difficulty,
@@ -904,11 +904,11 @@ class BloodberryGame(JudgeMixin):
             yield from self.use_skill(c, ch)
 
     def _free_action(self, c: Char) -> Gen:
-        act = yield from self.ask_payload(c.id, "pc.declare", "どんな行動をする? (free text)", "§7.8", FreeAction,
+        act = yield from self.ask_payload(c.id, "pc.declare", "どんな行動をする?（自由記述）", "§7.8", FreeAction,
                                           context={"free_text": True})
         self.ctx.narrate(c.id, act.text, source="player")
         ruling = yield from self.choose("gm", "gm.permit", f"{c.name} の行動を許可する? 「{act.text}」", "§8 gm.permit (ordinary people only)",
-                                        [("permit", "許可"), ("deny", "却下 (superhuman)")], context={"pc": c.id, "text": act.text},
+                                        [("permit", "許可"), ("deny", "却下（常人にはできない行動）")], context={"pc": c.id, "text": act.text},
                                         always_ask=True)
         if ruling == "deny":
             self.ctx.info("denied", f"GM は {c.name} の行動を認めなかった", pc=c.id)
@@ -917,7 +917,7 @@ class BloodberryGame(JudgeMixin):
         def check(p: BaseModel) -> str | None:
             assert isinstance(p, JudgeCall)
             if p.mode == "basic" and any(b not in ABILITIES for b in p.bases):
-                return f"bases must be two of {list(ABILITIES)}"
+                return f"基準は次のうち2つ: {', '.join(ABILITIES)}"
             return None
 
         call = yield from self.ask_payload("gm", "gm.call_judge", f"{c.name} の行動「{act.text}」の判定", "§5.3 [1], §9.5", JudgeCall,
@@ -997,7 +997,7 @@ class BloodberryGame(JudgeMixin):
             maxx = c.ab["passion"] - self.cost_floor()
             p = yield from self.ask_payload(
                 c.id, "sk.time", f"時間: 何時間止める? (1–{maxx})", "§9.2 時間", TimeStop,
-                lambda p: None if p.hours <= maxx else f"X must be 1..{maxx} (情熱 stays ≥ {self.cost_floor()})",
+                lambda p: None if p.hours <= maxx else f"時間は 1〜{maxx} で指定する（情熱は {self.cost_floor()} 以上残る）",
                 context={"max_hours": maxx, "random_payloads": [{"hours": 1}]},
             )
             self.spend(c, "passion", p.hours, "§9.2 時間 cost")
@@ -1133,7 +1133,7 @@ class BloodberryGame(JudgeMixin):
         base = RELATION_BASE[rtype]
         others = [x for x in ABILITIES if x != base]
         return (yield from self.choose(
-            a.id, "j.second_basis", f"{RELATION_TYPE_NAMES[rtype]}: 2つ目の基準 (second basis)", "§5.4",
+            a.id, "j.second_basis", f"{RELATION_TYPE_NAMES[rtype]}: 2つ目の基準を選ぶ", "§5.4",
             [(x, f"{ABILITY_NAMES[x]} ({a.value(x)})") for x in others], context={"values": {x: a.value(x) for x in others}},
             always_ask=True,
         ))
@@ -1332,7 +1332,7 @@ class BloodberryGame(JudgeMixin):
         self.result["confrontation"] = result
         text = {"victory": cf.victory_text, "defeat": cf.defeat_text, "rival_victory": cf.rival_victory_text}.get(result, "")
         self.ctx.info("confrontation_end", {"victory": "呪いに勝利した", "rival_victory": "対立する陣営が先に呪いを鎮めた",
-                                            "defeat": "呪われてしまった", "withdrawn": "呪いは退いた (safety cap)"}[result],
+                                            "defeat": "呪われてしまった", "withdrawn": "呪いは退いた（進行の上限に達した）"}[result],
                       result=result, winner=self.cf_winner)
         if text:
             self.ctx.narrate("gm", text)
@@ -1449,7 +1449,7 @@ class BloodberryGame(JudgeMixin):
         ctx_pools: dict[str, Any] = {}
         pairs = self._restricted(c, self._cf_relation_options(c, ctx_pools), restrict)
         pairs.append(("pass", "何もしない"))
-        ch = yield from self.choose(c.id, "npc.cf_action", f"対峙: {c.name} (NPC陣営 {self.cf_camp}) の手番", "§7.5 rival camps", pairs,
+        ch = yield from self.choose(c.id, "npc.cf_action", f"対峙: {c.name}（NPCの陣営）の手番", "§7.5 rival camps", pairs,
                                     context={"pools": ctx_pools, "camp": self.cf_camp, "cap": self.camp_cap(), "restrict": restrict})
         yield from self._cf_do(c, cf, ch)
 
@@ -1548,7 +1548,7 @@ class BloodberryGame(JudgeMixin):
     def _bs_emotions(self, c: Char) -> Gen:
         changed: set[str] = set()
         for _ in range(8):
-            pairs = [("done", "変更しない (done)")]
+            pairs = [("done", "変更しない")]
             for partner, emos in c.emotions.items():
                 if partner in changed:
                     continue

@@ -175,9 +175,9 @@ class JudgeMixin:
         for r in rollers:
             if r.char.kind == "place":
                 continue  # a place rolls (A31) but decides nothing
-            opts = [("roll", "振る (roll)"), ("abandon", "放棄する (abandon: automatic failure)")]
+            opts = [("roll", "振る"), ("abandon", "放棄する（自動失敗）")]
             choice = yield from self.choose(
-                r.char.id, "j.abandon", f"{spec.label}: roll or abandon?", "§5.3 step 1", opts,
+                r.char.id, "j.abandon", f"{spec.label}: 判定ダイスを振るか、放棄するか?", "§5.3 step 1", opts,
                 context={"check": spec.what, "bases": list(r.bases), "threshold": r.threshold, "side": r.side},
             )
             r.abandoned = choice == "abandon"
@@ -194,7 +194,7 @@ class JudgeMixin:
             if not targets:
                 continue
             opts = [("none", "使わない")] + [(f"jidaraku:{r.char.id}", f"自堕落: {r.char.name} に +2D") for r in targets]
-            ch = yield from self.choose(helper.id, "j.pre_effects", f"{spec.label}: use 自堕落 on a roller?", "§9.1 自堕落", opts,
+            ch = yield from self.choose(helper.id, "j.pre_effects", f"{spec.label}: 判定者に自堕落を使う?", "§9.1 自堕落", opts,
                                         context={"check": spec.what, "third_party": True,
                                                  "rollers": [{"id": r.char.id, "side": r.side, "threshold": r.threshold} for r in targets]})
             if ch != "none":
@@ -256,7 +256,7 @@ class JudgeMixin:
             return
         opts = [(sid, f"{BASIC_SKILLS[sid].name}: {BASIC_SKILLS[sid].description}") for sid in cands]
         claimed = yield from self.choose_many(
-            r.char.id, "j.claim_useful", f"{spec.label}: claim sublimated skills useful for this check (+1D each, GM approves)?",
+            r.char.id, "j.claim_useful", f"{spec.label}: この判定に役立つ昇華済みの基本特技を申告する?（1つにつき +1D、GMが承認）",
             "§5.6", opts, 0, len(opts),
             context={"check": spec.what, "rel_type": spec.rel_type, "curse_type": spec.curse_type,
                      "affirm": {sid: BASIC_SKILLS[sid].affirm for sid in cands}},
@@ -265,7 +265,7 @@ class JudgeMixin:
             return
         gopts = [(sid, f"{r.char.name}: {BASIC_SKILLS[sid].name}") for sid in claimed]
         approved = yield from self.choose_many(
-            "gm", "gm.approve_useful", f"{spec.label}: which claimed skills of {r.char.name} are useful here?", "§5.6",
+            "gm", "gm.approve_useful", f"{spec.label}: {r.char.name} が申告した特技のうち、この判定に役立つものは?", "§5.6",
             gopts, 0, len(gopts),
             context={"roller": r.char.id, "check": spec.what, "rel_type": spec.rel_type, "curse_type": spec.curse_type,
                      "affirm": {sid: BASIC_SKILLS[sid].affirm for sid in claimed}},
@@ -282,9 +282,9 @@ class JudgeMixin:
             avail = self._pre_effects_for(r, spec)
             if not avail:
                 return
-            opts = [("none", "使わない (done)")] + [(sid, f"{BASIC_SKILLS[sid].name}: {BASIC_SKILLS[sid].effect_text}") for sid in avail]
+            opts = [("none", "使わない")] + [(sid, f"{BASIC_SKILLS[sid].name}: {BASIC_SKILLS[sid].effect_text}") for sid in avail]
             ch = yield from self.choose(
-                r.char.id, "j.pre_effects", f"{spec.label}: use a sublimation effect before rolling?", "§9.1", opts,
+                r.char.id, "j.pre_effects", f"{spec.label}: 振る前に昇華の効果を使う?", "§9.1", opts,
                 context={"check": spec.what, "side": r.side, "rel_type": spec.rel_type, "curse_type": spec.curse_type,
                          "pool_estimate": self._pool(r, spec), "threshold": r.threshold, "in_cf": spec.in_cf},
             )
@@ -322,14 +322,14 @@ class JudgeMixin:
     def _rerolls(self, r: Roller, spec: CheckSpec, rollers: list[Roller]) -> Gen:
         c = r.char
         while True:
-            opts = [("stop", "このまま (keep the result)")]
+            opts = [("stop", "このまま（結果を受け入れる）")]
             if c.has_class_skill("wish_for_tomorrow") and not r.wish_used and r.bases == ("passion", "passion") and c.in_play:
-                opts.append(("wish", "明日への願い: 無料で振り直す (free, once per check)"))
+                opts.append(("wish", "明日への願い: 無料で振り直す（判定ごとに1回）"))
             if c.willpower >= 1:
                 opts.append(("willpower", f"気力 1 で振り直す (気力 {c.willpower})"))
             if len(opts) > 1:
                 ch = yield from self.choose(
-                    c.id, "j.reroll", f"{spec.label}: {r.faces} → 達成値 {r.ach}. Reroll?", "§5.3 step 3", opts,
+                    c.id, "j.reroll", f"{spec.label}: {r.faces} → 達成値 {r.ach}。振り直す?", "§5.3 step 3", opts,
                     context={"ach": r.ach, "threshold": r.threshold, "pool": r.pool, "check": spec.what,
                              "curse_type": spec.curse_type, "side": r.side, "willpower": c.willpower,
                              "loss_would_drop": self._loss_would_drop(r, spec),
@@ -398,7 +398,7 @@ class JudgeMixin:
         c = r.char
         if spec.door and sorted(r.bases) == ["maturity", "passion"] and (c.has_key or c.has_class_skill("spare_key")) and c.is_pc:
             ch = yield from self.choose(
-                c.id, "j.post_mods", f"{spec.label}: use 合い鍵 (+2 achievement)?", "§9.2 合い鍵",
+                c.id, "j.post_mods", f"{spec.label}: 合い鍵を使う?（達成値 +2）", "§9.2 合い鍵",
                 [("none", "使わない"), ("spare_key", "合い鍵: 達成値 +2")], context={"ach": r.ach, "threshold": r.threshold},
             )
             if ch == "spare_key":
@@ -446,9 +446,9 @@ class JudgeMixin:
                 ]
                 if not lower:
                     continue
-                opts = [("none", "認めない")] + [(f"grant:{r.char.id}", f"{r.char.name} の成功を認める (grant)") for r in lower]
+                opts = [("none", "認めない")] + [(f"grant:{r.char.id}", f"{r.char.name} の成功を認める") for r in lower]
                 ch = yield from self.choose(
-                    t.char.id, "j.grant", f"{spec.label}: grant success to a lower roller?", "§5.3.2", opts,
+                    t.char.id, "j.grant", f"{spec.label}: 自分より下位の判定者の成功を認める?", "§5.3.2", opts,
                     context={"check": spec.what, "my_ach": t.ach, "side": t.side,
                              "others": [{"id": r.char.id, "ach": r.ach, "side": r.side} for r in lower]},
                 )
@@ -462,8 +462,8 @@ class JudgeMixin:
             if not r.success or r.char.kind == "place":
                 continue
             ch = yield from self.choose(
-                r.char.id, "j.concede", f"{spec.label}: keep your success or concede it (turn it into failure)?", "§5.3.2",
-                [("keep", "成功のまま"), ("concede", "放棄する (concede)")],
+                r.char.id, "j.concede", f"{spec.label}: 成功のままにするか、放棄して失敗にするか?", "§5.3.2",
+                [("keep", "成功のまま"), ("concede", "放棄する（失敗にする）")],
                 context={"check": spec.what, "side": r.side, "ach": r.ach,
                          "others": [{"id": o.char.id, "success": o.success, "side": o.side} for o in rollers if o is not r]},
             )

@@ -26,6 +26,13 @@ __all__ = ["apply_setup", "run_procedure", "PROCEDURES"]
 Gen = Generator[Decision, Answer, Any]
 PROCEDURES = ("relation_check", "curse_check", "entry_check", "opposed", "confrontation", "between_scenes", "creation",
               "table_roll", "validate_sheet", "ability_decrease", "session_end", "pc_turn", "basic", "ending", "round_progression", "flag_map")
+#: the procedures as players read them (the procedure_result info text)
+PROCEDURE_NAMES = {
+    "relation_check": "関係判定", "curse_check": "呪い判定", "entry_check": "登場判定", "opposed": "対抗判定", "confrontation": "対峙",
+    "between_scenes": "シーン間", "creation": "キャラクター・メイキング", "table_roll": "表", "validate_sheet": "キャラクターシートの検証",
+    "ability_decrease": "能力値の減少", "session_end": "セッション終了", "pc_turn": "PCの手番", "basic": "基本判定",
+    "ending": "エンディング", "round_progression": "ラウンド進行", "flag_map": "フラグマップ",
+}
 
 
 def sheet_of(c: Any) -> dict[str, Any]:
@@ -263,5 +270,5 @@ def run_procedure(g: BloodberryGame, proc: dict[str, Any]) -> Gen:
         out["result"] = dict(c.ab)
     else:
         raise ValueError(f"unknown procedure {name!r}; known: {', '.join(PROCEDURES)}")
-    g.ctx.info("procedure_result", name, result=out["result"])
+    g.ctx.info("procedure_result", f"{PROCEDURE_NAMES[name]}の結果", result=out["result"])
     return out
