@@ -11,6 +11,7 @@ SmolLM2 is a small English-only model: good enough to see an LLM seat work end t
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import importlib.util
@@ -109,6 +110,8 @@ def token_counter(gguf: Path | None = None) -> Callable[[str], int]:
     path = gguf or find_gguf()
     with _quiet_stderr():  # llama.cpp writes its load messages to file descriptor 2
         vocab = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+    # free it before the interpreter tears llama_cpp down (freeing it later prints a TypeError at exit)
+    atexit.register(vocab.close)
 
     def count(text: str) -> int:
         return len(vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
