@@ -7,6 +7,8 @@ function) so that tests can play through it.
 
 from __future__ import annotations
 
+import re
+
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -202,7 +204,13 @@ def _cards_view(cards: Mapping[str, Any]) -> RenderableType:
     return grid
 
 
-def _flag_map_view(fm: Mapping[str, Any]) -> RenderableType:
+def _camp_title(cid: str, camp: Mapping[str, Any], chars: Mapping[str, Any]) -> str:
+    """A camp as players read it: its members' names (the reading in brackets dropped), as the engine's prompts."""
+    names = [re.sub(r"（[^）]*）$", "", str((chars.get(m) or {}).get("name", m))) for m in camp.get("members") or []]
+    return f"陣営（{'・'.join(names)}）" if names else f"陣営 {cid}"
+
+
+def _flag_map_view(fm: Mapping[str, Any], chars: Mapping[str, Any] | None = None) -> RenderableType:
     """The flag map: the clock, every place with its condition and flag, each camp's layout, hand and position."""
     minutes = int(fm.get("clock_minutes", 0))
     head = Text(f"{fm.get('title', '')}  時刻 {minutes // 60}:{minutes % 60:02d}  (unit {fm.get('unit', 0)}, 山札 {fm.get('deck', 0)})")
@@ -211,8 +219,9 @@ def _flag_map_view(fm: Mapping[str, Any]) -> RenderableType:
     table.add_column("場所 (place)")
     table.add_column("成立条件 (condition)")
     table.add_column("フラグ (flag)")
-    for cid in camps:
-        table.add_column(f"陣営 {cid}")
+    chars = chars or {}
+    for cid, camp in camps.items():
+        table.add_column(_camp_title(cid, camp, chars))
     flags = fm.get("flags") or {}
     for pid, place in (fm.get("places") or {}).items():
         flag = place.get("flag")
@@ -236,9 +245,9 @@ def _flag_map_view(fm: Mapping[str, Any]) -> RenderableType:
     hands.add_column()
     for cid, camp in camps.items():
         if "hand" in camp:
-            hands.add_row(f"陣営 {escape(cid)} の手札", escape(" ".join(camp["hand"])))
+            hands.add_row(f"{escape(_camp_title(cid, camp, chars))} の手札", escape(" ".join(camp["hand"])))
         else:
-            hands.add_row(f"陣営 {escape(cid)} の手札", f"{camp.get('hand_size', 0)} 枚")
+            hands.add_row(f"{escape(_camp_title(cid, camp, chars))} の手札", f"{camp.get('hand_size', 0)} 枚")
     discard = list(fm.get("discard") or [])
     hands.add_row("捨て札 (discard)", escape(" ".join(discard[-12:])))
     return Group(head, table, hands)
@@ -357,7 +366,7 @@ def render_observation(obs: Mapping[str, Any], title: str = "", *, compact: bool
     for k, label in special.items():
         if isinstance(obs.get(k), Mapping):
             parts.append(Text(label, style="bold underline"))
-            parts.append(_cards_view(obs[k]) if k == "cards" else _flag_map_view(obs[k]))
+            parts.append(_cards_view(obs[k]) if k == "cards" else _flag_map_view(obs[k], obs.get("characters") or {}))
     flat = {k: obs[k] for k in keys if _small(obs[k], compact) and obs[k] not in (None, "", [], {})}
     if flat:
         parts.append(_renderable(flat, compact) or Text(""))

@@ -109,3 +109,15 @@ def test_observation_panel_shows_japanese_labels():
     text = out.getvalue()
     for word in ("気力", "情熱 3", "関係", "友情", "紅", "葵"):
         assert word in text
+
+
+def test_the_flag_map_panel_names_camps_by_their_members():
+    from agent.human import _flag_map_view
+
+    fm = {"title": "対峙", "clock_minutes": 600, "unit": 30, "deck": 20, "places": {}, "flags": {},
+          "camps": {"rivals": {"members": ["reina", "iori"], "hand_size": 3, "layout": {}}}}
+    chars = {"reina": {"name": "大明門 玲奈（だいみょうもん れいな）"}, "iori": {"name": "塩田 伊織"}}
+    out = io.StringIO()
+    Console(file=out, width=120).print(_flag_map_view(fm, chars))
+    text = out.getvalue()
+    assert "陣営（大明門 玲奈・塩田 伊織）" in text and "rivals" not in text
