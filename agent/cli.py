@@ -542,6 +542,25 @@ def _batch_config(args: argparse.Namespace) -> dict[str, Any]:
         raise CLIError(str(e)) from None
 
 
+def _check_batch_args(args: argparse.Namespace, *, dask: bool) -> None:
+    """What ``playtest`` and ``compare`` refuse before anything runs: sizes, --scheduler without Dask, an --out that is
+    a file, and Dask (when ``dask``) not installed."""
+    if args.runs < 1:
+        raise CLIError(f"--runs must be at least 1 (got {args.runs})")
+    if args.jobs < 1:
+        raise CLIError(f"--jobs must be at least 1 (got {args.jobs})")
+    if args.scheduler and args.executor != "dask":
+        raise CLIError("--scheduler needs --executor dask")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise CLIError(f"--out {out} exists and is not a directory")
+    if dask:
+        try:
+            importlib.import_module("dask.distributed")
+        except ImportError:
+            raise CLIError("--executor dask needs dask[distributed]: pip install -e '.[batch]'") from None
+
+
 def cmd_playtest(args: argparse.Namespace, stack: contextlib.ExitStack | None = None) -> int:
     """Batch playtest: run a scenario many times, write report.json and report.html."""
     if stack is None:
@@ -551,45 +570,21 @@ def cmd_playtest(args: argparse.Namespace, stack: contextlib.ExitStack | None = 
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    from .batch.runner import SEED_SCHEME, BatchError, check_seats, run_batch
-    from .table import SeatError
+    from .batch.runner import SEED_SCHEME, BatchError, check_llm_executor, check_seats, run_batch
 
-    if args.runs < 1:
-        raise CLIError(f"--runs must be at least 1 (got {args.runs})")
-    if args.jobs < 1:
-        raise CLIError(f"--jobs must be at least 1 (got {args.jobs})")
-    if args.scheduler and args.executor != "dask":
-        raise CLIError("--scheduler needs --executor dask")
-    seats = args.seat or ["all=scripted"]
-    try:
-        spec = SeatSpec.parse(seats)
-    except SeatError as e:
-        raise CLIError(str(e)) from None
-    llm_seats = [f"{who}={pol}" for who, pol in spec.entries if is_llm_policy(pol)]
-    for who, pol in spec.entries:
-        if pol == "human":
-            raise CLIError(f"--seat {who}={pol}: batch runs seat scripted, random and LLM policies, no humans")
-    if llm_seats and args.executor != "local":
-        raise CLIError(f"--executor {args.executor} cannot seat LLMs ({', '.join(llm_seats)}): LLM sessions run in this "
-                       "process on one event loop; drop --executor and set how many run at once with --jobs")
+    _check_batch_args(args, dask=args.executor == "dask")
     scenario = load_scenario(args.scenario)
     config = _batch_config(args)
-    try:
-        check_seats(args.scenario, seats, config)
+    try:  # refused before any model server starts: humans, unknown seats, LLM seats on another executor
+        spec = check_seats(args.scenario, args.seat or ["all=scripted"], config)
+        check_llm_executor(spec, args.executor)
     except BatchError as e:
         raise CLIError(str(e)) from None
-    if args.executor == "dask":
-        try:
-            importlib.import_module("dask.distributed")
-        except ImportError:
-            raise CLIError("--executor dask needs dask[distributed]: pip install -e '.[batch]'") from None
     try:
         importlib.import_module("matplotlib")
     except ImportError:
         raise CLIError("trpg playtest draws its plots with matplotlib: pip install -e '.[batch]'") from None
     out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise CLIError(f"--out {out} exists and is not a directory")
     llm = _llm_seats(args, spec, _scenario_language(scenario), stack)
     note = ""
     if llm is not None:
@@ -662,26 +657,15 @@ def cmd_compare(args: argparse.Namespace, stack: contextlib.ExitStack | None = N
     from .batch.compare import CompareError, compare, parse_policies, rich_tables, write_compare
     from .batch.runner import BatchError
 
-    if args.runs < 1:
-        raise CLIError(f"--runs must be at least 1 (got {args.runs})")
-    if args.jobs < 1:
-        raise CLIError(f"--jobs must be at least 1 (got {args.jobs})")
-    if args.scheduler and args.executor != "dask":
-        raise CLIError("--scheduler needs --executor dask")
     try:
         policies = parse_policies(args.policy or [])
     except CompareError as e:
         raise CLIError(str(e)) from None
+    # LLM policies run in this process whatever the executor (see agent.batch.compare)
+    _check_batch_args(args, dask=args.executor == "dask" and not any(p.uses_llm for p in policies))
     scenario = load_scenario(args.scenario)
     config = _batch_config(args)
     out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise CLIError(f"--out {out} exists and is not a directory")
-    if args.executor == "dask" and not any(p.uses_llm for p in policies):
-        try:
-            importlib.import_module("dask.distributed")
-        except ImportError:
-            raise CLIError("--executor dask needs dask[distributed]: pip install -e '.[batch]'") from None
     llm_factories: dict[str, Callable[[str], Agent]] = {}
     note = ""
     if any(p.uses_llm for p in policies):

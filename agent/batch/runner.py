@@ -32,7 +32,7 @@ from .aggregate import Aggregator, agent_stats
 from .sessions import SharedAgents, play, play_async, release, run_limited
 from .sessions import scenario as _scenario
 
-__all__ = ["release", "check_seats", "check_config", "config_args", "config_text", "run_batch", "session_seeds", "SEED_SCHEME",
+__all__ = ["release", "check_seats", "check_llm_executor", "check_config", "config_args", "config_text", "run_batch", "session_seeds", "SEED_SCHEME",
            "SEED_STRIDE", "play_one", "run_chunk", "scenario_meta", "BatchError", "replay_command", "LLMFactory"]
 
 SEED_STRIDE = 1_000_003
@@ -228,6 +228,16 @@ def _uses_llm(spec: Any) -> list[str]:
     return [f"{w}={p}" for w, p in spec.entries if is_llm_policy(p)]
 
 
+def check_llm_executor(spec: Any, executor: str) -> list[str]:
+    """The LLM seats of ``spec`` (``who=policy``); refused unless the executor is local: LLM sessions share this
+    process's event loop and model clients."""
+    llm_seats = _uses_llm(spec)
+    if llm_seats and executor != "local":
+        raise BatchError(f"--executor {executor} cannot seat LLMs ({', '.join(llm_seats)}): LLM sessions run in this "
+                         "process on one event loop; drop --executor and set how many run at once with --jobs")
+    return llm_seats
+
+
 async def _batch_async(path: str, seats: Sequence[str], seeds: Sequence[int], llm: LLMFactory, limit: int,
                        keep: str | None, probs: str | None, max_decisions: int | None, config: Mapping[str, Any],
                        fold: Callable[[Aggregator], None]) -> None:
@@ -268,13 +278,10 @@ def run_batch(scenario_path: str | Path, runs: int, seats: Sequence[str] = ("all
         raise BatchError(f"--jobs must be at least 1 (got {jobs})")
     cfg = check_config(scenario_path, config)
     spec = check_seats(scenario_path, seats, cfg)
-    llm_seats = _uses_llm(spec)
+    llm_seats = check_llm_executor(spec, executor)
     if llm_seats and llm is None:
         raise BatchError(f"seat {llm_seats[0]} seats an LLM: give the model settings (--llm-base-url, --llm-model, "
                          "--llm-config or --llm local)")
-    if llm_seats and executor != "local":
-        raise BatchError(f"--executor {executor} cannot seat LLMs ({', '.join(llm_seats)}): LLM sessions run in this "
-                         "process on one event loop; drop --executor and set how many run at once with --jobs")
     path = str(Path(scenario_path).resolve())
     scenario = _scenario(path)
     seat_list = [f"{w}={p}" for w, p in spec.entries]
