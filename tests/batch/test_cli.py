@@ -4,15 +4,8 @@ import json
 
 import pytest
 
-from agent.cli import main
 
-from .conftest import INOIRI
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+from .conftest import INOIRI, run
 
 
 def test_playtest_end_to_end(capsys, tmp_path):

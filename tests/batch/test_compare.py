@@ -10,11 +10,10 @@ import pytest
 from agent.batch.compare import CompareError, compare, parse_policies, parse_policy, paired_diff, render_html, table_rows
 from agent.batch.export import validate_line
 from agent.batch.runner import session_seeds
-from agent.cli import main
 from agent.llm import LLMAgent
 from agent.models.testing import FunctionModel
 
-from .conftest import INOIRI
+from .conftest import INOIRI, fake_llm_agent, first_choice, run
 
 BASE = "base:all=scripted"
 RND = "rnd:all=scripted,pcs=random"
@@ -104,22 +103,12 @@ def test_export_decisions(tmp_path):
     assert one.read_bytes() == out.read_bytes()
 
 
-def _first_choice(req: Any) -> str:
-    props = req.schema["properties"]
-    if "choice" in props:
-        return json.dumps({"choice": props["choice"]["enum"][0]})
-    if "choices" in props:
-        c = props["choices"]
-        return json.dumps({"choices": c["items"]["enum"][: max(1, c.get("minItems", 0))]})
-    return "{}"  # payloads: unreadable, re-asked, then the scripted fallback
-
-
 def test_llm_policy_accounting():
     made: list[str] = []
 
     def factory(policy: str) -> LLMAgent:
         made.append(policy)
-        return LLMAgent(FunctionModel(_first_choice, name="fake"), name=policy, reactions="scripted")
+        return fake_llm_agent(policy)
 
     r = compare(INOIRI, parse_policies([BASE, "m:all=scripted,gm=llm:fake"]), 2, seed=4, jobs=2, llm={"m": factory})
     assert made == ["llm:fake"]  # one agent (one model client) for every session of the policy
@@ -134,9 +123,7 @@ def test_llm_policy_accounting():
 
 
 def test_llm_sessions_run_concurrently_with_the_same_results(tmp_path):
-    def factory(policy: str) -> LLMAgent:
-        return LLMAgent(FunctionModel(_first_choice, name="fake"), name=policy, reactions="scripted")
-
+    factory = fake_llm_agent
     pols = parse_policies([BASE, "m:all=scripted,gm=llm:fake"])
     one = compare(INOIRI, pols, 3, seed=4, jobs=1, llm={"m": factory}, export_decisions=tmp_path / "one.jsonl")
     three = compare(INOIRI, pols, 3, seed=4, jobs=3, llm={"m": factory}, export_decisions=tmp_path / "three.jsonl")
@@ -148,12 +135,6 @@ def test_llm_sessions_run_concurrently_with_the_same_results(tmp_path):
     assert len(recs) == one["exported_decisions"] and {"llm:fake", "scripted"} <= {x.answered_by for x in recs if x.policy == "m"}
     with pytest.raises(CompareError, match="LLM"):
         compare(INOIRI, parse_policies([BASE, "m:all=scripted,gm=llm:fake"]), 1)
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_compare_end_to_end(capsys, tmp_path):
@@ -171,7 +152,7 @@ def test_cli_compare_end_to_end(capsys, tmp_path):
 def test_cli_compare_llm_policy(capsys, tmp_path, monkeypatch):
     import agent.models.config as config
 
-    monkeypatch.setattr(config, "make_model", lambda settings: FunctionModel(_first_choice, name="fake"))
+    monkeypatch.setattr(config, "make_model", lambda settings: FunctionModel(first_choice, name="fake"))
     code, stdout, err = run(capsys, "compare", INOIRI, "--policy", BASE, "--policy", "m:all=scripted,gm=llm",
                             "--runs", 1, "--out", tmp_path, "--llm-model", "fake", "--llm-base-url", "http://127.0.0.1:9/v1",
                             "--jobs", 2, "--quiet")

@@ -10,34 +10,14 @@ import pytest
 from agent.batch.compare import compare, parse_policies
 from agent.batch.report import add_replay_commands, write_report
 from agent.batch.runner import BatchError, config_args, replay_command, run_batch
-from agent.cli import _config_value, main
+from agent.cli import _config_value
 from agent.llm import LLMAgent
 from agent.models.testing import FunctionModel
 
-from .conftest import INOIRI, comparable
+from .conftest import INOIRI, comparable, fake_llm_agent, first_choice, run
 
 #: a bloodberry rule option (A9) that changes how these sessions play out
 EACH = {"passive_raise_count_mode": "each"}
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: Any) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _first_choice(req: Any) -> str:
-    props = req.schema["properties"]
-    if "choice" in props:
-        return json.dumps({"choice": props["choice"]["enum"][0]})
-    if "choices" in props:
-        c = props["choices"]
-        return json.dumps({"choices": c["items"]["enum"][: max(1, c.get("minItems", 0))]})
-    return "{}"  # payloads: unreadable, re-asked, then the scripted fallback
-
-
-def _fake_agent(policy: str) -> LLMAgent:
-    return LLMAgent(FunctionModel(_first_choice, name="fake"), name=policy, reactions="scripted")
 
 
 def test_config_reaches_every_session(tmp_path):
@@ -113,7 +93,7 @@ def test_llm_seat_playtest_accounting(tmp_path):
 
     def factory(policy: str) -> LLMAgent:
         made.append(policy)
-        return _fake_agent(policy)
+        return fake_llm_agent(policy)
 
     agg = run_batch(INOIRI, 3, ["all=scripted", "gm=llm:fake"], 4, jobs=2, llm=factory, config=EACH,
                     problem_logs_dir=tmp_path)
@@ -140,7 +120,7 @@ def test_llm_seat_playtest_accounting(tmp_path):
 def test_cli_playtest_llm_seat(capsys, tmp_path, monkeypatch):
     import agent.models.config as config
 
-    monkeypatch.setattr(config, "make_model", lambda settings: FunctionModel(_first_choice, name="fake"))
+    monkeypatch.setattr(config, "make_model", lambda settings: FunctionModel(first_choice, name="fake"))
     out = tmp_path / "r"
     code, stdout, err = run(capsys, "playtest", INOIRI, "--seat", "all=scripted", "--seat", "gm=llm", "--runs", 2,
                             "--jobs", 2, "--out", out, "--llm-model", "fake", "--llm-base-url", "http://127.0.0.1:9/v1")
