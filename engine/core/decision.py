@@ -20,87 +20,46 @@ __all__ = ["Option", "Decision", "Answer", "IllegalAnswer", "LazyContext", "Lazy
 
 
 class LazyContext(Mapping[str, Any]):
-    """A decision context built on first read: for contexts that cost more than the decision is worth when nobody
-    reads them (most scripted answers of a combat never look at the whole battlefield). The rules are suspended at
-    the decision while it is pending, so the context read later is the one of the moment it was asked.
+    """A decision context whose keys are built on first read, each on its own (``thunks``: key → function), for
+    contexts that cost more than the decision is worth when nobody reads them (a scripted combat answer reads two or
+    three keys of the battlefield). ``extra`` keys are plain values. The rules are suspended at the decision while
+    it is pending, so a key read later is the one of the moment it was asked. ``plain`` turns it, and any lazy
+    mapping inside, into plain dicts (for JSON and prompts)."""
 
-    Two ways to build it: ``LazyContext(fn)`` builds the whole mapping on the first read; ``LazyContext.keyed(
-    {key: thunk})`` builds each key on its own first read (a policy that reads two keys pays for two). ``plain``
-    turns either, and any lazy mapping inside, into plain dicts (for JSON and prompts)."""
+    __slots__ = ("_thunks", "_extra", "_data")
 
-    __slots__ = ("_fn", "_extra", "_data", "_thunks")
-
-    def __init__(self, fn: Callable[[], Mapping[str, Any]] | None, extra: Mapping[str, Any] | None = None,
-                 thunks: Mapping[str, Callable[[], Any]] | None = None):
-        self._fn = fn
+    def __init__(self, thunks: Mapping[str, Callable[[], Any]], extra: Mapping[str, Any] | None = None):
+        self._thunks = dict(thunks)
         self._extra = dict(extra) if extra else {}
-        self._data: dict[str, Any] | None = None
-        self._thunks = thunks
-
-    @classmethod
-    def keyed(cls, thunks: Mapping[str, Callable[[], Any]], extra: Mapping[str, Any] | None = None) -> LazyContext:
-        """A context whose every key is computed on its first read (``extra`` keys are plain values)."""
-        return cls(None, extra, dict(thunks))
-
-    def _get(self) -> dict[str, Any]:
-        if self._data is None:
-            if self._thunks is not None:
-                self._data = {}
-            else:
-                assert self._fn is not None
-                data = dict(self._fn())
-                data.update(self._extra)
-                self._data = data
-        if self._thunks is not None:
-            data = self._data
-            for k in self._thunks:
-                if k not in data and k not in self._extra:
-                    data[k] = self._thunks[k]()
-            for k, v in self._extra.items():
-                data.setdefault(k, v)
-        return self._data
+        self._data: dict[str, Any] = {}
 
     def plus(self, **more: Any) -> LazyContext:
         """The same lazy context with more (cheap) keys."""
-        return LazyContext(self._fn, {**self._extra, **more}, self._thunks)
+        return LazyContext(self._thunks, {**self._extra, **more})
 
     def __getitem__(self, key: str) -> Any:
-        th = self._thunks
-        if th is None:
-            return self._get()[key]
         if key in self._extra:
             return self._extra[key]
         data = self._data
-        if data is None:
-            data = self._data = {}
-        elif key in data:
+        if key in data:
             return data[key]
-        v = data[key] = th[key]()  # KeyError for an unknown key, as a dict
+        v = data[key] = self._thunks[key]()  # KeyError for an unknown key, as a dict
         return v
 
     def get(self, key: str, default: Any = None) -> Any:
-        try:
-            return self[key]
-        except KeyError:
-            return default
+        return self[key] if key in self else default
 
     def __contains__(self, key: object) -> bool:
-        if self._thunks is None:
-            return key in self._get()
         return key in self._extra or key in self._thunks
 
     def __iter__(self) -> Any:
-        if self._thunks is None:
-            return iter(self._get())
         return iter([*self._thunks, *(k for k in self._extra if k not in self._thunks)])
 
     def __len__(self) -> int:
-        if self._thunks is None:
-            return len(self._get())
         return len(self._thunks) + sum(1 for k in self._extra if k not in self._thunks)
 
     def __repr__(self) -> str:
-        return f"LazyContext({'built' if self._data is not None else 'not built'})"
+        return f"LazyContext({len(self._data)}/{len(self._thunks)} built)"
 
 
 class LazyMap(Mapping[str, Any]):
@@ -123,13 +82,7 @@ class LazyMap(Mapping[str, Any]):
         return v
 
     def get(self, key: str, default: Any = None) -> Any:
-        data = self._data
-        if key in data:
-            return data[key]
-        if key not in self._keys:
-            return default
-        v = data[key] = self._fn(key)
-        return v
+        return self[key] if key in self else default
 
     def __contains__(self, key: object) -> bool:
         return key in self._data or key in self._keys

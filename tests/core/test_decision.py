@@ -66,3 +66,32 @@ def test_illegal_answer_leaves_the_session_untouched(toy_path):
     assert s.dice.rolls == rolls and s.illegal_answers == 1
     s.answer("left")
     assert s.pending is not pending
+
+
+def test_a_lazy_context_builds_each_key_once_on_first_read():
+    from engine.core.decision import LazyContext, LazyMap, plain
+
+    built: list[str] = []
+
+    def thunk(key: str, value: object):
+        def f() -> object:
+            built.append(key)
+            return value
+        return f
+
+    chars = LazyMap(["a", "b"], lambda k: built.append(f"char {k}") or {"id": k})
+    ctx = LazyContext({"round": thunk("round", 2), "chars": thunk("chars", chars), "costly": thunk("costly", 9)},
+                      {"action": "major"})
+    assert built == [] and list(ctx) == ["round", "chars", "costly", "action"] and len(ctx) == 4
+    assert ctx["action"] == "major" and ctx["round"] == 2 and ctx["round"] == 2 and built == ["round"]
+    assert ctx.get("missing", "-") == "-" and "missing" not in ctx
+    with pytest.raises(KeyError):
+        ctx["missing"]
+    assert ctx["chars"]["b"] == {"id": "b"} and built == ["round", "chars", "char b"]  # one character, not both
+    assert ctx["chars"].get("z") is None and "z" not in ctx["chars"]
+    more = ctx.plus(stage="target")
+    assert more["stage"] == "target" and "stage" not in ctx
+    # plain: every key and every lazy mapping inside built, as dicts; lists and tuples keep their type
+    assert plain(ctx) == {"round": 2, "chars": {"a": {"id": "a"}, "b": {"id": "b"}}, "costly": 9, "action": "major"}
+    assert built.count("costly") == 1 and built.count("char a") == 1
+    assert plain({"x": (1, LazyMap(["k"], lambda k: [k]))}) == {"x": (1, {"k": ["k"]})}

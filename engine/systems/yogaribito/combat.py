@@ -1362,11 +1362,11 @@ class CombatMixin(ChecksMixin):
     def lazy_battle(self, me: Character | None, **extra: Any) -> LazyContext:
         """``battle_context(me)`` plus ``extra``; each key (and each combatant under ``chars``) is built only when
         someone reads it."""
-        return LazyContext.keyed(self._battle_thunks(me), extra)
+        return LazyContext(self._battle_thunks(me), extra)
 
     def battle_context(self, me: Character | None) -> dict[str, Any]:
         """What a combat decision's context shows, built at once (plain dicts)."""
-        return plain(LazyContext.keyed(self._battle_thunks(me)))
+        return plain(LazyContext(self._battle_thunks(me)))
 
     def _battle_thunks(self, me: Character | None) -> dict[str, Any]:
         bf = self.t.battlefield
