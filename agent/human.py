@@ -7,8 +7,6 @@ function) so that tests can play through it.
 
 from __future__ import annotations
 
-import re
-
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -205,9 +203,11 @@ def _cards_view(cards: Mapping[str, Any]) -> RenderableType:
 
 
 def _camp_title(cid: str, camp: Mapping[str, Any], chars: Mapping[str, Any]) -> str:
-    """A camp as players read it: its members' names (the reading in brackets dropped), as the engine's prompts."""
-    names = [re.sub(r"（[^）]*）$", "", str((chars.get(m) or {}).get("name", m))) for m in camp.get("members") or []]
-    return f"陣営（{'・'.join(names)}）" if names else f"陣営 {cid}"
+    """A camp by its members' names, as the engine's prompts name it (``bloodberry.flagmap.camp_title``)."""
+    from engine.systems.bloodberry.flagmap import camp_title
+
+    members = camp.get("members") or []
+    return camp_title([str((chars.get(m) or {}).get("name", m)) for m in members]) if members else f"陣営 {cid}"
 
 
 def _flag_map_view(fm: Mapping[str, Any], chars: Mapping[str, Any] | None = None) -> RenderableType:

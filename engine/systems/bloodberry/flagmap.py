@@ -12,7 +12,7 @@ acted. Raising an END flag ends the map.
 from __future__ import annotations
 
 import re
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +24,15 @@ if TYPE_CHECKING:
     from .game import BloodberryGame
     from .scenario import FlagMapData
 
-__all__ = ["FlagMap", "MAX_UNITS", "MAX_PLACEMENTS_PER_UNIT"]
+__all__ = ["FlagMap", "MAX_UNITS", "MAX_PLACEMENTS_PER_UNIT", "camp_title"]
+
+
+def camp_title(member_names: Sequence[str], npc: bool | None = None) -> str:
+    """A camp as players read it: its members' names without their reading in brackets, as PC or NPC camp when
+    known (the terminal's flag-map panel shows camps this way too)."""
+    names = "・".join(re.sub(r"（[^）]*）$", "", n) for n in member_names)
+    side = "" if npc is None else ("NPC" if npc else "PC")
+    return f"{side}の陣営（{names}）" if side else f"陣営（{names}）"
 
 Gen = Generator[Decision, Answer, Any]
 MAX_UNITS = 60  # HOUSE safety cap: 20 hours of in-game time
@@ -95,8 +103,7 @@ class FlagMap:
     # -- setup -------------------------------------------------------------------------------------------------
     def _camp_name(self, cs: CampState) -> str:
         """A camp as players read it: PC or NPC camp and its members' names (without the reading in brackets)."""
-        names = "・".join(re.sub(r"（[^）]*）$", "", self.g.t.chars[m].name) for m in cs.members)
-        return f"{'NPC' if cs.npc else 'PC'}の陣営（{names}）"
+        return camp_title([self.g.t.chars[m].name for m in cs.members], cs.npc)
 
     def _decider(self, cs: CampState) -> str:
         """§8 fm.place: the engine asks the camp's lowest-numbered PC; the GM decides for NPC camps."""
