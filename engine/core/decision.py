@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["Option", "Decision", "Answer", "IllegalAnswer", "LazyContext", "LazyMap", "plain"]
+__all__ = ["Option", "OptionList", "Decision", "Answer", "IllegalAnswer", "LazyContext", "LazyMap", "plain"]
 
 
 class LazyContext(Mapping[str, Any]):
@@ -47,7 +47,18 @@ class LazyContext(Mapping[str, Any]):
         return v
 
     def get(self, key: str, default: Any = None) -> Any:
-        return self[key] if key in self else default
+        # the policies' way in (``c.get(...)`` dozens of times a decision): one lookup per layer, no dunder calls
+        extra = self._extra
+        if key in extra:
+            return extra[key]
+        data = self._data
+        if key in data:
+            return data[key]
+        thunk = self._thunks.get(key)
+        if thunk is None:
+            return default
+        v = data[key] = thunk()
+        return v
 
     def __contains__(self, key: object) -> bool:
         return key in self._extra or key in self._thunks
@@ -65,10 +76,11 @@ class LazyContext(Mapping[str, Any]):
 class LazyMap(Mapping[str, Any]):
     """A mapping with known keys whose values are built on first read, one by one (``fn(key)``), in key order."""
 
-    __slots__ = ("_keys", "_fn", "_data")
+    __slots__ = ("_keys", "_known", "_fn", "_data")
 
     def __init__(self, keys: Sequence[str], fn: Callable[[str], Any]):
         self._keys = list(keys)
+        self._known = frozenset(self._keys)
         self._fn = fn
         self._data: dict[str, Any] = {}
 
@@ -76,16 +88,22 @@ class LazyMap(Mapping[str, Any]):
         data = self._data
         if key in data:
             return data[key]
-        if key not in self._keys:
+        if key not in self._known:
             raise KeyError(key)
         v = data[key] = self._fn(key)
         return v
 
     def get(self, key: str, default: Any = None) -> Any:
-        return self[key] if key in self else default
+        data = self._data
+        if key in data:
+            return data[key]
+        if key not in self._known:
+            return default
+        v = data[key] = self._fn(key)
+        return v
 
     def __contains__(self, key: object) -> bool:
-        return key in self._data or key in self._keys
+        return key in self._known
 
     def __iter__(self) -> Any:
         return iter(self._keys)
@@ -121,6 +139,48 @@ class Option:
         if self.data:
             d["data"] = dict(self.data)
         return d
+
+
+class OptionList(Sequence[Option]):
+    """A decision's options made from ``(id, label)`` pairs: the ``Option`` objects are built on first use (a
+    scripted policy reads only the ids, and a batch run builds hundreds of decisions a session). Reads like a list
+    of ``Option`` and compares equal to one with the same options."""
+
+    __slots__ = ("_pairs", "_built")
+
+    def __init__(self, pairs: Sequence[tuple[str, str]]):
+        self._pairs = tuple(pairs)
+        self._built: list[Option] | None = None
+
+    def _list(self) -> list[Option]:
+        built = self._built
+        if built is None:
+            built = self._built = [Option(i, label) for i, label in self._pairs]
+        return built
+
+    def ids(self) -> list[str]:
+        return [p[0] for p in self._pairs]
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._list()[i]
+
+    def __len__(self) -> int:
+        return len(self._pairs)
+
+    def __iter__(self) -> Any:
+        return iter(self._list())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, OptionList):
+            return self._pairs == other._pairs
+        if isinstance(other, (list, tuple)):
+            return self._list() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self._list())
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,7 +250,14 @@ class Decision:
         """The option ids in order (computed once: policies ask ``"x" in d.option_ids`` many times; do not mutate)."""
         ids = self._ids_cache
         if ids is None:
-            ids = self._ids_cache = [o.id for o in self.options] if self.options is not None else []
+            opts = self.options
+            if opts is None:
+                ids = []
+            elif type(opts) is OptionList:
+                ids = opts.ids()
+            else:
+                ids = [o.id for o in opts]
+            self._ids_cache = ids
         return ids
 
     def option(self, oid: str) -> Option:
@@ -227,9 +294,8 @@ class Decision:
     def check(self, raw: Any) -> Answer:
         """Validate an outside answer and normalise it. Raises IllegalAnswer; never mutates anything."""
         if type(raw) is str and self.pick is None and self.payload_model is None and self.options is not None:
-            for o in self.options:  # the common case first: one option id, as scripted policies answer
-                if o.id == raw:
-                    return Answer(choice=raw)
+            if raw in self.option_ids:  # the common case first: one option id, as scripted policies answer
+                return Answer(choice=raw)
         text: str | None = None
         if isinstance(raw, Answer):
             if raw.payload is not None and self.payload_model is not None and not isinstance(raw.payload, self.payload_model):

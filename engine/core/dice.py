@@ -97,7 +97,8 @@ class Dice:
         elif self._scripted:
             raise DiceScriptError(f"scripted dice ran out: a d{sides} was rolled for {purpose!r}")
         else:
-            value = self._rng.randint(1, sides)
+            # randint(1, sides) without its two layers of argument checks: the same draw from the same stream
+            value = self._rng._randbelow(sides) + 1  # type: ignore[attr-defined]
             forced = False
         r = Roll(purpose, sides, value, forced)
         self.rolls.append(r)

@@ -87,6 +87,9 @@ class GameContext:
     version: int = 0
     #: the flow states made by ``flow``: closed when the session ends (``release``)
     _flows: list[FlowState] = field(default_factory=list)
+    #: whether events are kept or written: when not, rules may skip building the payload of an event nobody reads
+    #: (state events must still go through ``state``: it moves ``version``)
+    recording: bool = True
 
     def release(self) -> None:
         """Close every flow state of this session: positions stay readable, a later trigger is an engine bug."""
@@ -167,8 +170,9 @@ class Session:
             options=self.options,
         )
         self.record(self.header)
-        self.dice.listen(self._on_roll)
-        self.ctx = GameContext(scenario, self.config, self.dice, self.options, self._emit_kw)
+        if self._recording:  # otherwise a roll event would be built only to be dropped
+            self.dice.listen(self._on_roll)
+        self.ctx = GameContext(scenario, self.config, self.dice, self.options, self._emit_kw, recording=self._recording)
         self.game = self.system.new_game(self.ctx)
         self._gen = self.game.run()
         self.outcome: dict[str, Any] | None = None

@@ -1,8 +1,14 @@
 """The stand-in for ``engine.core.session.GameContext`` that the 夜狩り人 mixin unit tests drive the rules with:
-real ``Dice`` (scripted faces or a seed), every event kept as a tuple, a version bumped by each state change."""
+real ``Dice`` (scripted faces or a seed), every event kept as a tuple, and a ``version`` that is new at every read.
+
+In a session every change of the table is a logged state event, which moves ``GameContext.version``, and the rules
+keep values derived from the table (legal targets, pools, context views) until it moves. Unit tests change the
+table directly (``gh.incapacitated = True``) to set up a situation, so here every read of ``version`` is a new
+version: nothing derived is ever kept, and each question is answered from the table as it is."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from engine.core.dice import Dice
@@ -13,13 +19,18 @@ __all__ = ["FakeCtx"]
 
 class FakeCtx:
     def __init__(self, dice: Dice, options: dict[str, Any] | None = None):
-        self.version = 0  # as GameContext: bumped by every state change
+        self._versions = itertools.count()
+        self.recording = True  # as GameContext: the events are kept (the tests read them)
         self.dice = dice
         self.options: dict[str, Any] = dict(options or {})
         self.events: list[tuple[Any, ...]] = []
 
+    @property
+    def version(self) -> int:
+        """A new number at every read (see the module docstring)."""
+        return next(self._versions)
+
     def state(self, path: str, old: Any, new: Any, rule: str = "", cause: str = "") -> None:
-        self.version += 1
         self.events.append(("state", path, old, new, rule))
 
     def check(self, check: str, rule: str, data: dict[str, Any]) -> None:

@@ -51,14 +51,28 @@ def _memo(c: Mapping[str, Any]) -> dict[Any, Any]:
     return _MEMO[1]
 
 
-def _hostile(c: Mapping[str, Any], other: str) -> bool:
+def _foes(c: Mapping[str, Any]) -> frozenset[str]:
+    """The ids of the characters of the other side (once per context)."""
     m = _memo(c)
     foes = m.get("foes")
     if foes is None:
         ch = _chars(c)
         side = c.get("side")
         foes = m["foes"] = frozenset(i for i in ch if ch[i].get("side") != side)
-    return other in foes
+    return foes
+
+
+def _hostile(c: Mapping[str, Any], other: str) -> bool:
+    return other in _foes(c)
+
+
+def _option_set(d: Decision) -> frozenset[str]:
+    """The decision's option ids as a set (once per context)."""
+    m = _memo(d.context)
+    ids = m.get("option_set")
+    if ids is None:
+        ids = m["option_set"] = frozenset(d.option_ids)
+    return ids
 
 
 def _enemies_in(c: Mapping[str, Any], eid: str | None) -> list[str]:
@@ -78,13 +92,26 @@ def _low(x: Mapping[str, Any]) -> bool:
 
 def attack_score(a: Mapping[str, Any], c: Mapping[str, Any]) -> float:
     """Expected damage, roughly: average damage (vs the best legal target tag bonus) times a hit factor from the
-    pool; area attacks count the enemies they can reach in the best engagement."""
+    pool; area attacks count the enemies they can reach in the best engagement. Computed once per attack and
+    decision (the policy compares the same attacks several times)."""
+    m = _memo(c)
+    key = ("score", id(a))
+    hit = m.get(key)
+    if hit is not None and hit[0] is a:
+        return hit[1]
+    score = _attack_score(a, c)
+    m[key] = (a, score)  # keeps ``a`` alive, so its id is not reused while the memo lives
+    return score
+
+
+def _attack_score(a: Mapping[str, Any], c: Mapping[str, Any]) -> float:
     if a.get("no_damage"):
         return 0.5
     dmg = float(a.get("avg_damage", 0.0))
     bonus = a.get("bonus_vs_tag")
     ch = _chars(c)
-    foes = [t for t in a.get("targets", []) if _hostile(c, t)]
+    hostile = _foes(c)
+    foes = [t for t in a.get("targets", []) if t in hostile]
     if bonus and any(bonus[0] in ch[t].get("tags", []) for t in foes):
         dmg += float(bonus[1])
     hit = min(1.0, 0.35 + 0.12 * int(a.get("pool", 0)))
@@ -118,7 +145,8 @@ def _best_attack(c: Mapping[str, Any], legal_only: bool) -> dict[str, Any] | Non
     me = _me(c)
     atts = [a for a in c.get("attacks") or [] if _affordable(a, me) and not a.get("no_damage")]
     if legal_only:
-        atts = [a for a in atts if any(_hostile(c, t) for t in a.get("targets", []))]
+        hostile = _foes(c)
+        atts = [a for a in atts if not hostile.isdisjoint(a.get("targets", ()))]
     if not atts:
         return None
     return max(atts, key=lambda a: (attack_score(a, c), -int(sum((a.get("cost") or {}).values()))))
@@ -162,12 +190,14 @@ def setup_feat(d: Decision, s: Session) -> Any:
     engaged, §11.7), blessing on the ally with the highest attack ability (keeping soul for an attack)."""
     c = d.context
     me = _me(c)
-    foes = _enemies_in(c, c.get("engagement"))
-    gm_side = c.get("side") != "pc"
-    if "feat:mist_form" in d.option_ids and len(foes) >= (2 if gm_side else 1):
-        return "feat:mist_form"
-    if "feat:ward" in d.option_ids and foes and int(me.get("soul", 0)) > 3:
-        return "feat:ward"
+    ids = _option_set(d)
+    if "feat:mist_form" in ids or "feat:ward" in ids:  # the enemies here matter only for these two
+        foes = _enemies_in(c, c.get("engagement"))
+        gm_side = c.get("side") != "pc"
+        if "feat:mist_form" in ids and len(foes) >= (2 if gm_side else 1):
+            return "feat:mist_form"
+        if "feat:ward" in ids and foes and int(me.get("soul", 0)) > 3:
+            return "feat:ward"
     bless = [o for o in d.option_ids if o.startswith("feat:blessing:")]
     if bless and int(me.get("soul", 0)) >= 6:
         abilities = c.get("attack_abilities") or {}
@@ -183,7 +213,8 @@ def minor(d: Decision, s: Session) -> Any:
     attack; else none."""
     c = d.context
     me = _me(c)
-    own = [o for o in d.option_ids if o.startswith("item:") and o.endswith(f":{c.get('me')}")]
+    mine = f":{c.get('me')}"
+    own = [o for o in d.option_ids if o.startswith("item:") and o.endswith(mine)]
     soul_low = 3 * int(me.get("soul", 0)) <= int(me.get("soul_base", 0))
     for want, low in (("revitalizer", _low(me)), ("amplifier", soul_low)):
         # D48: a revitalizer when own life ≤ 1/3 base; [HOUSE policy] likewise an amplifier for soul
@@ -193,15 +224,19 @@ def minor(d: Decision, s: Session) -> Any:
             uid = o.split(":")[1]
             if any(it.get("uid") == uid and it.get("item") == want for it in c.get("items") or []):
                 return o
-    if _needs_to_move(c):
+    # (the best attack is worked out only when an option depends on it: a move, or a damage-boost feat)
+    if any(o.startswith("move:") for o in d.option_ids) and _needs_to_move(c):
         dest = _most_enemies_dest(d, c, "move:")
         if dest:
             return dest
+    ids = _option_set(d)
+    if "feat:silver_bullet" not in ids and "feat:all_out_attack" not in ids:
+        return "none"
     best = best_attack(c, legal_only=True)
     if best is not None:
-        if "feat:silver_bullet" in d.option_ids and "firearm" in (best.get("categories") or []):
+        if "feat:silver_bullet" in ids and "firearm" in (best.get("categories") or []):
             return "feat:silver_bullet"
-        if "feat:all_out_attack" in d.option_ids and _affordable({"cost": (c.get("costs") or {}).get(
+        if "feat:all_out_attack" in ids and _affordable({"cost": (c.get("costs") or {}).get(
                 "all_out_attack", {})}, me) and not _low(me):
             return "feat:all_out_attack"
     return "none"
@@ -210,17 +245,25 @@ def minor(d: Decision, s: Session) -> Any:
 def _heal_option(d: Decision, c: Mapping[str, Any]) -> str | None:
     ch = _chars(c)
     best: tuple[tuple[int, float], str] | None = None
+    items: dict[str, Any] | None = None
     for o in d.option_ids:
+        if not o.startswith(("feat:", "item:")):
+            continue
         parts = o.split(":")
-        if parts[0] not in ("feat", "item") or len(parts) != 3:
+        if len(parts) != 3:
             continue
         what, tid = parts[1], parts[2]
         if parts[0] == "item":
-            item = next((it.get("item") for it in c.get("items") or [] if it.get("uid") == what), None)
-            if item != "revitalizer":
+            if items is None:  # uid → item id (the first item with that uid)
+                items = {}
+                for it in c.get("items") or []:
+                    items.setdefault(it.get("uid"), it.get("item"))
+            if items.get(what) != "revitalizer":
                 continue
             what = "revitalizer"
-        if what not in HEALS or tid not in ch or ch[tid].get("awakened") or ch[tid].get("dead"):
+        elif what not in HEALS:
+            continue
+        if tid not in ch or ch[tid].get("awakened") or ch[tid].get("dead"):
             continue
         x = ch[tid]
         if not _low(x):
@@ -270,8 +313,11 @@ def major(d: Decision, s: Session) -> Any:
         return "remove:weapon_sealed"
     if _sorcerer_brand(d, c):
         return "attack:brand_of_malice"
-    atts = [a for a in c.get("attacks") or [] if f"attack:{a['source']}" in d.option_ids]
-    atts = [a for a in atts if any(_hostile(c, t) for t in a.get("targets", [])) and _affordable(a, _me(c))
+    offered = _option_set(d)
+    hostile = _foes(c)
+    me = _me(c)
+    atts = [a for a in c.get("attacks") or [] if f"attack:{a['source']}" in offered]
+    atts = [a for a in atts if not hostile.isdisjoint(a.get("targets", ())) and _affordable(a, me)
             and not a.get("no_damage")]
     best = max(atts, key=lambda a: (attack_score(a, c), -int(sum((a.get("cost") or {}).values())))) if atts else None
     step_back = _withdraw_for_range(d, c, attack_score(best, c) if best else 0.0)
@@ -292,6 +338,8 @@ def _withdraw_for_range(d: Decision, c: Mapping[str, Any], now: float) -> str | 
     """[HOUSE policy, beyond §8] A fighter whose best attack is ranged, stuck in an engagement with enemies where
     its legal attacks are much weaker, withdraws to an engagement without enemies while an able ally stays to hold
     the enemies (close-range enemies then stay where they are, §11.7)."""
+    if not any(o.startswith("withdraw:") for o in d.option_ids):
+        return None  # nowhere to withdraw to (every way below ends in a withdraw option)
     best = best_attack(c)
     if best is None or best.get("range") == "close" or attack_score(best, c) < 1.5 * now + 0.5:
         return None

@@ -147,19 +147,16 @@ class FeatData:
     move_leaves_engagement: bool = False  # gale_step
     summoner_first_die: int = 0  # offering: the first soul spent with the Summoner feature gives this many dice
 
-    @property
-    def supernatural(self) -> bool:
-        """Feats of a supernatural class list or of the SN common list (blocked by 魔封 unless constant)."""
-        return self.list in SN_CLASSES or self.list == "sn_common"
+    #: feats of a supernatural class list or of the SN common list (blocked by 魔封 unless constant); derived from
+    #: ``list`` when the feat is made (read for every feat of every combatant before each action)
+    supernatural: bool = field(init=False, repr=False, compare=False)
+    #: the class whose feat this is (for the Witch Hunter bullet payment, §5.7); None for common lists (derived)
+    feat_class: str | None = field(init=False, repr=False, compare=False)
 
-    @property
-    def feat_class(self) -> str | None:
-        """The class whose feat this is (for the Witch Hunter bullet payment, §5.7); None for common lists."""
-        if self.list in ("common", "sn_common"):
-            return None
-        if self.list == "class:common":
-            return "common"
-        return self.list
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "supernatural", self.list in SN_CLASSES or self.list == "sn_common")
+        fc = None if self.list in ("common", "sn_common") else ("common" if self.list == "class:common" else self.list)
+        object.__setattr__(self, "feat_class", fc)
 
 
 def _feat(**kw: Any) -> FeatData:
@@ -390,17 +387,16 @@ class ItemData:
     use_self_timing: str | None = None  # minor
     use_other_timing: str | None = None  # major (same engagement, AMB-47)
 
-    @property
-    def is_weapon(self) -> bool:
-        return self.type in ("weapon", "natural_weapon")
+    #: derived from ``type`` / ``slots`` when the item is made (read for every item before each action)
+    is_weapon: bool = field(init=False, repr=False, compare=False)
+    slot_count: int = field(init=False, repr=False, compare=False)
+    consumable: bool = field(init=False, repr=False, compare=False)
 
-    @property
-    def slot_count(self) -> int:
-        return {"none": 0, "one_hand": 1, "two_hands": 2, "armor": 1, "accessory": 1}[self.slots]
-
-    @property
-    def consumable(self) -> bool:
-        return self.type == "consumable"
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "is_weapon", self.type in ("weapon", "natural_weapon"))
+        object.__setattr__(self, "slot_count",
+                           {"none": 0, "one_hand": 1, "two_hands": 2, "armor": 1, "accessory": 1}[self.slots])
+        object.__setattr__(self, "consumable", self.type == "consumable")
 
 
 _ITEMS: list[ItemData] = [
@@ -453,9 +449,13 @@ NATURAL_WEAPONS: dict[str, ItemData] = {i.id: i for i in [
 ]}
 
 
+#: items and natural weapons by id (an item id wins over a natural weapon's)
+_ALL_ITEMS: dict[str, ItemData] = {**NATURAL_WEAPONS, **ITEMS}
+
+
 def item_data(item_id: str) -> ItemData:
     """An item or a natural weapon by id."""
-    return ITEMS[item_id] if item_id in ITEMS else NATURAL_WEAPONS[item_id]
+    return _ALL_ITEMS[item_id]
 
 
 def weapon_data(item_id: str) -> ItemData | None:

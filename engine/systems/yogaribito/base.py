@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from ...core.decision import Answer, Decision, Option
+from ...core.decision import Answer, Decision, OptionList
 from .config import YogaribitoConfig
 from .state import Character, Table
 
@@ -26,8 +26,9 @@ __all__ = ["Gen", "GameBase", "opts"]
 Gen = Generator[Decision, Answer, Any]
 
 
-def opts(pairs: Sequence[tuple[str, str]]) -> list[Option]:
-    return [Option(i, label) for i, label in pairs]
+def opts(pairs: Sequence[tuple[str, str]]) -> OptionList:
+    """The options of a decision from (id, label) pairs (``Option`` objects are built when someone reads them)."""
+    return OptionList(pairs)
 
 
 class GameBase:

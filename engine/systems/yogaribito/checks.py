@@ -18,6 +18,7 @@ The damage / heal / zero trigger / awakening / bad-status primitives live here t
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +42,21 @@ _DEFENSE_PREFERENCE = ("body", "tech", "mind")
 #: D46 default: bullets cover life first, then soul, then wealth
 _BULLET_PREFERENCE = ("life", "soul", "wealth")
 DEFAULT_PATRON = {"name": "nature", "favored_tags": ["nature", "outdoors"], "disfavored_tags": ["indoors", "urban"]}
+
+
+#: auto-feat triggers that fire before a check (§11.2), the ones ``_auto_candidates`` looks at
+_CHECK_TRIGGERS = frozenset({"before_own_defense", "before_defense_in_engagement", "before_own_check"})
+
+
+@functools.lru_cache(maxsize=4096)
+def _check_auto_feats(feats: tuple[str, ...]) -> tuple[str, ...]:
+    """The feats of a feat list that are auto feats with a check trigger, in list order."""
+    out = []
+    for fid in feats:
+        f = FEATS.get(fid)
+        if f is not None and f.timing == "auto" and f.trigger in _CHECK_TRIGGERS:
+            out.append(fid)
+    return tuple(out)
 
 
 def evaluate(faces: list[int], target: int) -> tuple[int, bool, bool, bool]:
@@ -148,7 +164,23 @@ class ChecksMixin(GameBase):
         equipment, a pending 《祝福》). "Mind checks" include a defense check with the mind ability (AMB-16)."""
         return sum(n for _, n in self.static_mod_parts(c, ability, kind, context))
 
+    _mods_cache: tuple[Any, ...] | None = None
+
     def static_mod_parts(self, c: Character, ability: str, kind: str, context: dict) -> list[tuple[str, int]]:
+        """The §5.3 modifiers as (source, dice). A check asks for them up to four times (pools shown in its decision
+        windows, then the pool it rolls): the last answer is kept until the next state change (``ctx.version``:
+        every change of statuses, effects and items is logged; the scene's time and tags are part of the key).
+        Do not mutate the list."""
+        t = self.t
+        key = (c.id, ability, kind, context.get("attack_attribute"), self.ctx.version, t.time_of_day)
+        hit = self._mods_cache
+        if hit is not None and hit[1] is c and hit[2] is t.env_tags and hit[0] == key:
+            return hit[3]
+        parts = self._static_mod_parts(c, ability, kind, context)
+        self._mods_cache = (key, c, t.env_tags, parts)
+        return parts
+
+    def _static_mod_parts(self, c: Character, ability: str, kind: str, context: dict) -> list[tuple[str, int]]:
         parts: list[tuple[str, int]] = []
         tod = self.t.time_of_day
         tags = set(self.t.env_tags)
@@ -400,7 +432,8 @@ class ChecksMixin(GameBase):
             cancelled = self.action_cancelled(c)
         if cancelled:
             res.cancelled = True
-            self.ctx.check(kind, rule, {"label": label, **res.summary()})
+            if self.ctx.recording:
+                self.ctx.check(kind, rule, {"label": label, **res.summary()})
             return res
         # C. 【燎】 (D27)
         if c.current.get("kagaribi", 0) >= 1:
@@ -432,7 +465,8 @@ class ChecksMixin(GameBase):
         if not ctx.get("defer_luck"):
             yield from self.luck_step(c, res, label=label, side=ctx.get("side"), opponent=opponent, log=False)
         # G. evaluate (done in _roll / luck_step), log, GM hook
-        self.ctx.check(kind, rule, {"label": label, **res.summary()})
+        if self.ctx.recording:  # the summary is built for the log only
+            self.ctx.check(kind, rule, {"label": label, **res.summary()})
         yield from self._crit_fiat(c, res, label)
         return res
 
@@ -519,10 +553,8 @@ class ChecksMixin(GameBase):
         """Auto feats of ``chooser`` whose trigger matches this check of ``actor`` (§11.2), usable now."""
         out: list[str] = []
         own = chooser.id == actor.id
-        for fid in chooser.feats:
-            f = FEATS.get(fid)
-            if f is None or f.timing != "auto" or f.trigger is None:
-                continue
+        for fid in _check_auto_feats(tuple(chooser.feats)):
+            f = FEATS[fid]
             if f.trigger == "before_own_defense":
                 ok = own and kind == "defense"
             elif f.trigger == "before_defense_in_engagement":
@@ -553,7 +585,10 @@ class ChecksMixin(GameBase):
     def _auto_feats(self, c: Character, kind: str, ability: str, ctx: dict, res: CheckResult) -> Gen:
         extra = 0
         ignore = False
-        choosers = [c] + [self.t.chars[i] for i in self.initiative_or_roster() if i != c.id]
+        chars = self.t.chars
+        # only characters with a check-triggered auto feat can have a candidate (most have none)
+        choosers = [ch for ch in (c, *(chars[i] for i in self.initiative_or_roster() if i != c.id))
+                    if _check_auto_feats(tuple(ch.feats))]
         for ch in choosers:
             if not ch.able:
                 continue
@@ -600,6 +635,10 @@ class ChecksMixin(GameBase):
                 extra: int, ignore: bool, *, label: str = "") -> Gen:
         label = label or CHECK_KIND_JP.get(kind, "判定")
         dice = 0
+        cur = c.current
+        if not ((c.main_class == "summoner" and cur.get("soul", 0) >= 1) or c.main_class == "arachne"
+                or (kind in SOCIAL_KINDS and cur.get("wealth", 0) >= 1)):
+            return 0  # nothing to buy dice with (the pool below is only for the windows' prompts)
         pool = self._pool(c, kind, ability, ctx, extra, ignore)
         # Summoner: soul
         if c.main_class == "summoner" and c.current.get("soul", 0) >= 1:

@@ -126,13 +126,40 @@ class CombatMixin(ChecksMixin):
     def in_combat(self) -> bool:
         return self._cb is not None and self.t.battlefield is not None
 
+    _placement: tuple[Any, ...] | None = None
+
+    def _placed(self) -> tuple[dict[str, str], list[Character]]:
+        """(character id → engagement id, the combatants in roster order) of the current battlefield. Asked a
+        thousand times a session, so kept until the next state change: every change of the engagements, of who is
+        on the table or of the battlefield itself is logged (``ctx.state`` moves ``ctx.version``) before anything
+        reads it again; a new battlefield or roster is a new key as well."""
+        bf = self.t.battlefield
+        chars = self.t.chars
+        version = self.ctx.version
+        hit = self._placement
+        if hit is not None and hit[0] is bf and hit[1] == version and hit[2] is chars and hit[3] == len(chars):
+            return hit[4], hit[5]
+        where = {cid: eid for eid, members in bf.engagements.items() for cid in members} if bf is not None else {}
+        fighters = [c for cid, c in chars.items() if cid in where]
+        self._placement = (bf, version, chars, len(chars), where, fighters)
+        return where, fighters
+
+    _vmemo: tuple[Any, ...] | None = None
+
+    def vmemo(self) -> dict[Any, Any]:
+        """A scratch dict for values derived from the table (legal targets, context views), emptied at the next state
+        change: every change of the table is logged through ``ctx.state``, which moves ``ctx.version``. Values kept
+        here are shared by everyone who asks meanwhile, so they must not be mutated."""
+        version = self.ctx.version
+        m = self._vmemo
+        chars = self.t.chars
+        if m is None or m[0] != version or m[1] is not chars or m[2] != len(chars) or m[3] is not self.t.battlefield:
+            m = self._vmemo = (version, chars, len(chars), self.t.battlefield, {})
+        return m[4]
+
     def combatants(self) -> list[Character]:
         """Characters on the battlefield (in an engagement), roster order."""
-        bf = self.t.battlefield
-        if bf is None:
-            return []
-        placed = {cid for members in bf.engagements.values() for cid in members}
-        return [c for cid, c in self.t.chars.items() if cid in placed]
+        return list(self._placed()[1])
 
     @staticmethod
     def hostile(a: Character, b: Character) -> bool:
@@ -140,8 +167,7 @@ class CombatMixin(ChecksMixin):
         return a.side != b.side
 
     def engagement_of(self, c: Character) -> str | None:
-        bf = self.t.battlefield
-        return bf.where(c.id) if bf is not None else None
+        return self._placed()[0].get(c.id)
 
     def members(self, eid: str) -> list[Character]:
         return [self.t.chars[i] for i in self.bf.engagements.get(eid, [])]
@@ -163,10 +189,27 @@ class CombatMixin(ChecksMixin):
         """The item's Japanese name; with several copies, the copy's number from its uid (``knife#2`` →
         「ナイフ（2つ目）」, ``knife`` → 「ナイフ（1つ目）」): labels show no code id."""
         d = item_data(it.item)
-        if any(o.item == it.item and o.uid != it.uid for o in c.items):
+        # how many of each item c holds, kept per item list (items are only appended, removed or the list replaced;
+        # uids are unique per character): every option label names items, the counts rarely change
+        items = c.items
+        hit = self._item_counts.get(c.id)
+        if hit is None or hit[0] is not items or hit[1] != len(items):
+            counts: dict[str, int] = {}
+            for o in items:
+                counts[o.item] = counts.get(o.item, 0) + 1
+            hit = self._item_counts[c.id] = (items, len(items), counts, {o.uid: o.item for o in items})
+        others = hit[2].get(it.item, 0) - (1 if hit[3].get(it.uid) == it.item else 0)
+        if others > 0:
             n = it.uid.rpartition("#")[2] if "#" in it.uid else ("1" if it.uid == it.item else "")
             return f"{d.name}（{n}つ目）" if n.isdigit() else f"{d.name}（{it.uid}）"
         return d.name
+
+    @property
+    def _item_counts(self) -> dict[str, tuple[Any, ...]]:
+        ic = self.__dict__.get("_item_counts_d")
+        if ic is None:
+            ic = self.__dict__["_item_counts_d"] = {}
+        return ic
 
     def helpless(self, c: Character) -> bool:
         return c.has("paralysis") or c.has("fear")
@@ -936,21 +979,32 @@ class CombatMixin(ChecksMixin):
         raise ValueError(f"{c.id} cannot attack with {sid!r} now")
 
     def legal_targets(self, c: Character, src: AttackSource) -> list[Character]:
-        """§7.5 step 1: never oneself; not 戦闘不能/死亡 (allow_attack_incapacitated: 戦闘不能 allowed); range."""
-        eid = self.engagement_of(c)
+        """§7.5 step 1: never oneself; not 戦闘不能/死亡 (allow_attack_incapacitated: 戦闘不能 allowed); range.
+        (Asked for every attack of the actor by the options, the context and the attack itself: kept in ``vmemo``.)"""
+        memo = self.vmemo()
+        key = ("legal_targets", c.id, src.range)
+        hit = memo.get(key)
+        if hit is not None and hit[0] is c:
+            return list(hit[1])
+        where, fighters = self._placed()
+        eid = where.get(c.id)
+        gone = self.bf.gone
+        allow_incap = self.cfg.allow_attack_incapacitated
+        rng = src.range
         out = []
-        for x in self.combatants():
-            if x.id == c.id or x.dead or x.id in self.bf.gone:
+        for x in fighters:
+            if x.id == c.id or x.dead or x.id in gone:
                 continue
-            if x.incapacitated and not self.cfg.allow_attack_incapacitated:
+            if x.incapacitated and not allow_incap:
                 continue
-            ex = self.engagement_of(x)
-            if src.range == "close" and ex != eid:
+            ex = where.get(x.id)
+            if rng == "close" and ex != eid:
                 continue
-            if src.range == "ranged" and ex == eid:
+            if rng == "ranged" and ex == eid:
                 continue
             out.append(x)
-        return out
+        memo[key] = (c, out)
+        return list(out)
 
     def choose_targets(self, c: Character, src: AttackSource) -> Gen:
         """D36: single → one legal character; area → a non-empty subset of one engagement the range allows;
@@ -1325,6 +1379,18 @@ class CombatMixin(ChecksMixin):
         bf = self.t.battlefield
         if cb is None or bf is None:
             return None
+        # asked after every action and damage application: the answer holds until the next state change
+        version = self.ctx.version
+        hit = self._end_reason
+        if hit is not None and hit[0] is cb and hit[1] is bf and hit[2] == version and hit[3] == cb.end_condition:
+            return hit[4]
+        why = self._combat_end_reason(cb, bf)
+        self._end_reason = (cb, bf, version, cb.end_condition, why)
+        return why
+
+    _end_reason: tuple[Any, ...] | None = None
+
+    def _combat_end_reason(self, cb: _Combat, bf: Battlefield) -> tuple[str, str] | None:
         fighters = self.combatants()
         pcs = [c for c in fighters if c.is_pc]
         foes = [c for c in fighters if not c.is_pc and c.id in cb.enemies]
@@ -1384,7 +1450,7 @@ class CombatMixin(ChecksMixin):
             th["me"] = lambda: me.id
             th["side"] = lambda: me.side
             th["engagement"] = lambda: self.engagement_of(me) if bf else None
-            th["attacks"] = lambda: [self._source_view(me, s) for s in self.attack_sources(me)]
+            th["attacks"] = lambda: self._attack_views(me)
             th["items"] = lambda: [{"uid": it.uid, "item": it.item, "slot": it.slot, "uses_left": it.uses_left}
                                    for it in me.items]
             th["cost_ok"] = lambda: {fid: self.feat_usable(me, fid) is None for fid in me.feats
@@ -1394,6 +1460,17 @@ class CombatMixin(ChecksMixin):
         return th
 
     def _char_battle_view(self, cid: str) -> dict[str, Any]:
+        """One combatant as a combat decision's context shows it. Views are kept until the next state change
+        (``ctx.version``) and shared by the decisions asked meanwhile (a turn's minor and major action, the setup
+        windows of a round): contexts are read-only, like the decision they belong to."""
+        memo = self.vmemo()
+        key = ("view", cid)
+        v = memo.get(key)
+        if v is None:
+            v = memo[key] = self._make_char_view(cid)
+        return v
+
+    def _make_char_view(self, cid: str) -> dict[str, Any]:
         x = self.t.chars[cid]
         return {
             "name": x.name, "side": x.side, "kind": x.kind, "engagement": self.engagement_of(x),
@@ -1403,6 +1480,16 @@ class CombatMixin(ChecksMixin):
             "flying": x.flying, "statuses": sorted(x.statuses), "tags": list(x.tags),
             "sn_feats": sum(1 for f in x.feats if f in FEATS and FEATS[f].supernatural),
         }
+
+    def _attack_views(self, c: Character) -> list[dict[str, Any]]:
+        """``c``'s attacks as a combat decision's context shows them; shared until the next state change like the
+        character views (``_char_battle_view``)."""
+        memo = self.vmemo()
+        key = ("attacks", c.id)
+        v = memo.get(key)
+        if v is None or v[0] is not c:
+            v = memo[key] = (c, [self._source_view(c, s) for s in self.attack_sources(c)])
+        return v[1]
 
     def _source_view(self, c: Character, s: AttackSource) -> dict[str, Any]:
         return {"source": s.id, "name": s.name, "range": s.range, "target": s.target, "ability": s.ability,

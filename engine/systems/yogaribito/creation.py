@@ -14,6 +14,7 @@ the rule's reason before anything changes.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -1153,11 +1154,7 @@ class CreationMixin(GameBase):
         # list a pick may come from and the counts are the cross-field check, with the rule's own messages
         main_ids = tuple(dict.fromkeys(main_opts + sub_opts + common))
         known = tuple(dict.fromkeys(main_ids + tuple(FEATS)))
-        fields: dict[str, Any] = {
-            "main": (list[Literal[known]], Field(min_length=1, max_length=4)),  # type: ignore[valid-type,misc]
-            "sub": (list[Literal[known]], Field(default_factory=list, max_length=1)),  # type: ignore[valid-type,misc]
-        }
-        model = create_model("FeatPicks", __base__=FeatPicks, **fields)
+        model = _feat_picks_model(known)
         listing = "、".join(f"{f}={FEATS[f].name}" for f in main_ids)
         picks = yield from self.ask_payload(
             who, "cc.feats", f"{pc_id}: 特技を選ぶ ({label}; メインの1つは共通特技でもよい)\n{listing}",
@@ -1330,3 +1327,14 @@ def new_character_session(seed: int = 0) -> Session:
     info = get_system("yogaribito")
     return Session(load_scenario(info.sample_scenarios[0]), seed=seed,
                    options={"procedure": {"creation": {"pc_count": 1}}})
+
+
+@functools.lru_cache(maxsize=256)
+def _feat_picks_model(known: tuple[str, ...]) -> type[FeatPicks]:
+    """``FeatPicks`` with the feat ids as an enum; one class per id list (building a pydantic model costs more than
+    the rest of a character's creation, and every after-play rebuild asks for the same lists)."""
+    fields: dict[str, Any] = {
+        "main": (list[Literal[known]], Field(min_length=1, max_length=4)),  # type: ignore[valid-type,misc]
+        "sub": (list[Literal[known]], Field(default_factory=list, max_length=1)),  # type: ignore[valid-type,misc]
+    }
+    return create_model("FeatPicks", __base__=FeatPicks, **fields)

@@ -7,6 +7,7 @@ creation (creation.py) and afterplay (afterplay.py) are mixins with the API of D
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
@@ -487,8 +488,7 @@ class YogaribitoGame(AfterplayMixin, CreationMixin, CombatMixin, ChecksMixin, Ga
         """D19: the GM calls a check on a present PC (ability, target); the result is narrated."""
         ids = tuple(c.id for c in able)
         # the legal PCs as an enum in the schema, so that every kind of agent sees them
-        model = create_model("CallCheck", __base__=CallCheck,
-                             pc=(Literal[ids], Field(description="a PC present in the scene and able to act")))  # type: ignore[valid-type,arg-type]
+        model = _call_check_model(ids)
         spec = yield from self.ask_payload("gm", "gm.call_check_free", "どの PC に、どの能力値で、目標値いくつの判定を求める?",
                                            "§5.6 D19", model,
                                            context={"pcs": {c.id: {a: c.current.get(a, 0) for a in ("mind", "tech",
@@ -539,9 +539,7 @@ class YogaribitoGame(AfterplayMixin, CreationMixin, CombatMixin, ChecksMixin, Ga
                 n = next(x for x in self.sc.npcs if x.id == nid)
                 pairs.append((f"negotiation:{nid}", f"交渉: {n.name}"))
             if s.shop:
-                for it in self._shop():
-                    d = ITEMS[it]
-                    pairs.append((f"purchase:{it}", f"購入: {d.name}（目標値 {d.purchase}）"))
+                pairs += _purchase_pairs(tuple(self._shop()))
             if len(pairs) == 1:
                 continue
             ch = yield from self.choose(c.id, "pc.social", "交渉・情報収集・購入判定をする?（1シーン1回）",
@@ -724,3 +722,16 @@ class YogaribitoGame(AfterplayMixin, CreationMixin, CombatMixin, ChecksMixin, Ga
                               scene_player=c.id, time_of_day=base.time_of_day, tags=list(base.tags),
                               info=list(base.info), npcs=list(base.npcs), shop=True)
             yield from self._scene(extra)
+
+
+@functools.lru_cache(maxsize=256)
+def _call_check_model(ids: tuple[str, ...]) -> type[CallCheck]:
+    """``CallCheck`` with the legal PCs as an enum (one class per list of PCs: building a pydantic model is slow)."""
+    return create_model("CallCheck", __base__=CallCheck,
+                        pc=(Literal[ids], Field(description="a PC present in the scene and able to act")))  # type: ignore[valid-type,arg-type]
+
+
+@functools.lru_cache(maxsize=64)
+def _purchase_pairs(shop: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """The purchase options of a shop (asked of every PC in every scene with a shop; the same labels every time)."""
+    return tuple((f"purchase:{it}", f"購入: {ITEMS[it].name}（目標値 {ITEMS[it].purchase}）") for it in shop)
