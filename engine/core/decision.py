@@ -24,18 +24,23 @@ class LazyContext(Mapping[str, Any]):
     contexts that cost more than the decision is worth when nobody reads them (a scripted combat answer reads two or
     three keys of the battlefield). ``extra`` keys are plain values. The rules are suspended at the decision while
     it is pending, so a key read later is the one of the moment it was asked. ``plain`` turns it, and any lazy
-    mapping inside, into plain dicts (for JSON and prompts)."""
+    mapping inside, into plain dicts (for JSON and prompts).
 
-    __slots__ = ("_thunks", "_extra", "_data")
+    ``args``: what every thunk is called with, so that one table of functions can serve every decision (``thunks``
+    is kept, not copied: it must not change afterwards)."""
 
-    def __init__(self, thunks: Mapping[str, Callable[[], Any]], extra: Mapping[str, Any] | None = None):
-        self._thunks = dict(thunks)
+    __slots__ = ("_thunks", "_extra", "_data", "_args")
+
+    def __init__(self, thunks: Mapping[str, Callable[..., Any]], extra: Mapping[str, Any] | None = None,
+                 args: tuple[Any, ...] = ()):
+        self._thunks = thunks
         self._extra = dict(extra) if extra else {}
         self._data: dict[str, Any] = {}
+        self._args = args
 
     def plus(self, **more: Any) -> LazyContext:
         """The same lazy context with more (cheap) keys."""
-        return LazyContext(self._thunks, {**self._extra, **more})
+        return LazyContext(self._thunks, {**self._extra, **more}, self._args)
 
     def __getitem__(self, key: str) -> Any:
         if key in self._extra:
@@ -43,7 +48,7 @@ class LazyContext(Mapping[str, Any]):
         data = self._data
         if key in data:
             return data[key]
-        v = data[key] = self._thunks[key]()  # KeyError for an unknown key, as a dict
+        v = data[key] = self._thunks[key](*self._args)  # KeyError for an unknown key, as a dict
         return v
 
     def get(self, key: str, default: Any = None) -> Any:
@@ -57,7 +62,7 @@ class LazyContext(Mapping[str, Any]):
         thunk = self._thunks.get(key)
         if thunk is None:
             return default
-        v = data[key] = thunk()
+        v = data[key] = thunk(*self._args)
         return v
 
     def __contains__(self, key: object) -> bool:

@@ -85,6 +85,9 @@ class GameContext:
     #: number of state changes so far (``state`` calls): rules code may cache values derived from the table and
     #: recompute them when this moves (every state change is logged through ``state``)
     version: int = 0
+    #: the same per first part of the path (``"jin.life"`` → ``"jin"``, ``"battlefield.round"`` → ``"battlefield"``):
+    #: the ``version`` of the last change under that head, for values that depend on one character only
+    heads: dict[str, int] = field(default_factory=dict)
     #: the flow states made by ``flow``: closed when the session ends (``release``)
     _flows: list[FlowState] = field(default_factory=list)
     #: whether events are kept or written: when not, rules may skip building the payload of an event nobody reads
@@ -99,7 +102,8 @@ class GameContext:
         self._emit(type(event), dict(event))
 
     def state(self, path: str, old: Any, new: Any, rule: str = "", cause: str = "") -> None:
-        self.version += 1
+        self.version = v = self.version + 1
+        self.heads[path.partition(".")[0]] = v
         self._emit(StateEvent, {"path": path, "old": old, "new": new, "rule": rule, "cause": cause})
 
     def narrate(self, actor: str, text: str, source: str = "scenario") -> None:

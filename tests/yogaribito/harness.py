@@ -17,6 +17,20 @@ from engine.core.machine import FlowState, MachineSpec
 __all__ = ["FakeCtx"]
 
 
+class _Fresh(dict):  # type: ignore[type-arg]
+    """A mapping whose every key reads as a new number."""
+
+    def __init__(self, counter: itertools.count) -> None:  # type: ignore[type-arg]
+        super().__init__()
+        self._counter = counter
+
+    def get(self, key: object, default: object = None) -> int:  # type: ignore[override]
+        return next(self._counter)
+
+    def __getitem__(self, key: object) -> int:
+        return next(self._counter)
+
+
 class FakeCtx:
     def __init__(self, dice: Dice, options: dict[str, Any] | None = None):
         self._versions = itertools.count()
@@ -29,6 +43,11 @@ class FakeCtx:
     def version(self) -> int:
         """A new number at every read (see the module docstring)."""
         return next(self._versions)
+
+    @property
+    def heads(self) -> _Fresh:
+        """As ``GameContext.heads``: every head's version is new at every read too."""
+        return _Fresh(self._versions)
 
     def state(self, path: str, old: Any, new: Any, rule: str = "", cause: str = "") -> None:
         self.events.append(("state", path, old, new, rule))

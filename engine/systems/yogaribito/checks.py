@@ -372,8 +372,9 @@ class ChecksMixin(GameBase):
             if pay.get(s):
                 self.set_current(c, s, c.current.get(s, 0) - pay[s], "§5.7", cause)
         self.record_use(c, feat_id)
-        self.ctx.info("cost", f"{c.name} は {f.name} の代償を払った", who=c.id, feat=feat_id, paid=dict(pay),
-                      bullets=dict(by_b))
+        if self.ctx.recording:
+            self.ctx.info("cost", f"{c.name} は {f.name} の代償を払った", who=c.id, feat=feat_id, paid=dict(pay),
+                          bullets=dict(by_b))
         for s in ("life", "soul"):
             if pay.get(s) and c.current.get(s, 0) == 0 and c.able:
                 yield from self.zero_trigger(c, s, rule="§7.7.2 AMB-19", special=False)

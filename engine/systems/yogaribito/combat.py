@@ -403,8 +403,9 @@ class CombatMixin(ChecksMixin):
         old = list(self.bf.order)
         self.bf.order = order
         self.ctx.state("battlefield.order", old, list(order), "§7.3.2", "initiative")
-        self.ctx.info("initiative", "行動順: " + " → ".join(self.t.chars[i].name for i in order), order=list(order),
-                      round=self.bf.round)
+        if self.ctx.recording:
+            self.ctx.info("initiative", "行動順: " + " → ".join(self.t.chars[i].name for i in order),
+                          order=list(order), round=self.bf.round)
         return order
 
     def _setup_feats(self, c: Character) -> Gen:
@@ -437,7 +438,8 @@ class CombatMixin(ChecksMixin):
         if not c.able or c.id in self.bf.gone:
             return False
         self.bf.acted.append(c.id)
-        self.ctx.info("turn", f"{c.name} の手番", who=c.id, round=self.bf.round)
+        if self.ctx.recording:
+            self.ctx.info("turn", f"{c.name} の手番", who=c.id, round=self.bf.round)
         yield from self._own_turn_start(c)
         yield from self.release_window(c)  # D45: an inflicter may release its 呪詛/刻印 at its turn
         if self.helpless(c):
@@ -910,13 +912,15 @@ class CombatMixin(ChecksMixin):
     # ==========================================================================================================
     def attack_sources(self, c: Character) -> list[AttackSource]:
         """Weapons and attack feats ``c`` can use now (usable slot, not 武器封じ, feat usable incl. cost and 魔封).
-        Cached until the next state change (``ctx.version``): asked for every combatant before each action."""
-        cache: dict[str, tuple[int, list[AttackSource]]] = self.__dict__.setdefault("_sources_cache", {})
+        Cached until ``c`` changes (``ctx.heads``): asked for every combatant before each action."""
+        cache: dict[str, tuple[Any, ...]] = self.__dict__.setdefault("_sources_cache", {})
+        # they depend on ``c`` alone (its items, slots, statuses, feats, costs and limits): kept while ``c`` is unchanged
+        head = self.ctx.heads.get(c.id)
         hit = cache.get(c.id)
-        if hit is not None and hit[0] == self.ctx.version:
-            return list(hit[1])
+        if hit is not None and hit[0] is c and hit[1] == head:
+            return list(hit[2])
         out = self._attack_sources(c)
-        cache[c.id] = (self.ctx.version, out)
+        cache[c.id] = (c, head, out)
         return list(out)
 
     def _attack_sources(self, c: Character) -> list[AttackSource]:
@@ -1050,8 +1054,9 @@ class CombatMixin(ChecksMixin):
             tgts = [self.t.chars[t] for t in targets]
         out: dict[str, Any] = {"attacker": c.id, "source": src.id, "targets": [t.id for t in tgts], "hit": {},
                                "damage": {}, "rows": {}}
-        self.ctx.info("attack", f"{c.name} は{src.name}で{'・'.join(t.name for t in tgts)}を攻撃する", who=c.id,
-                      source=src.id, targets=[t.id for t in tgts])
+        if self.ctx.recording:
+            self.ctx.info("attack", f"{c.name} は{src.name}で{'・'.join(t.name for t in tgts)}を攻撃する", who=c.id,
+                          source=src.id, targets=[t.id for t in tgts])
         # 2. costs, then the minor-declared bonuses of this turn
         if src.feat is not None:
             paid = yield from self.pay_feat_cost(c, src.feat.id)
@@ -1109,12 +1114,13 @@ class CombatMixin(ChecksMixin):
                 if h.bonus == "ach":
                     a_eff += 1
                 h.hit = a_eff > h.d_eff
-            verdict = (f"達成値 {a_eff} 対 {h.d_eff} → {'命中' if h.hit else '回避'}" if hit.success
-                       else "命中判定に失敗")
-            self.ctx.check("attack_result", "§7.5", {"label": f"{c.name} の{src.name} → {t.name}: {verdict}",
-                                                      "attacker": c.id, "target": t.id, "source": src.id,
-                                                      "a_eff": a_eff if hit.success else None, "d_eff": h.d_eff,
-                                                      "bonus": h.bonus, "hit": h.hit})
+            if self.ctx.recording:
+                verdict = (f"達成値 {a_eff} 対 {h.d_eff} → {'命中' if h.hit else '回避'}" if hit.success
+                           else "命中判定に失敗")
+                self.ctx.check("attack_result", "§7.5", {"label": f"{c.name} の{src.name} → {t.name}: {verdict}",
+                                                          "attacker": c.id, "target": t.id, "source": src.id,
+                                                          "a_eff": a_eff if hit.success else None, "d_eff": h.d_eff,
+                                                          "bonus": h.bonus, "hit": h.hit})
             if h.hit:
                 if hit.crit:
                     yield from self._crit_table(c, src, t, h)
@@ -1428,47 +1434,36 @@ class CombatMixin(ChecksMixin):
     def lazy_battle(self, me: Character | None, **extra: Any) -> LazyContext:
         """``battle_context(me)`` plus ``extra``; each key (and each combatant under ``chars``) is built only when
         someone reads it."""
-        return LazyContext(self._battle_thunks(me), extra)
+        bf = self.t.battlefield
+        return LazyContext(_BATTLE_KEYS if me is None else _BATTLE_KEYS_ME, extra, (self, me, bf))
 
     def battle_context(self, me: Character | None) -> dict[str, Any]:
         """What a combat decision's context shows, built at once (plain dicts)."""
-        return plain(LazyContext(self._battle_thunks(me)))
-
-    def _battle_thunks(self, me: Character | None) -> dict[str, Any]:
-        bf = self.t.battlefield
-        th: dict[str, Any] = {
-            "round": lambda: bf.round if bf else 0,
-            "time_of_day": lambda: self.t.time_of_day,
-            "engagements": lambda: {k: list(v) for k, v in bf.engagements.items()} if bf else {},
-            "chars": lambda: LazyMap([x.id for x in self.combatants()], self._char_battle_view),
-            # each combatant's best attack ability (what a blessing is worth on it): its own key, because it needs
-            # every combatant's attack sources, which the other keys do not
-            "attack_abilities": lambda: {x.id: max((x.current.get(s.ability, 0) for s in self.attack_sources(x)),
-                                                   default=0) for x in self.combatants()},
-        }
-        if me is not None:
-            th["me"] = lambda: me.id
-            th["side"] = lambda: me.side
-            th["engagement"] = lambda: self.engagement_of(me) if bf else None
-            th["attacks"] = lambda: self._attack_views(me)
-            th["items"] = lambda: [{"uid": it.uid, "item": it.item, "slot": it.slot, "uses_left": it.uses_left}
-                                   for it in me.items]
-            th["cost_ok"] = lambda: {fid: self.feat_usable(me, fid) is None for fid in me.feats
-                                     if fid in FEATS and FEATS[fid].timing != "constant"}
-            th["costs"] = lambda: {fid: self.effective_cost(me, fid) for fid in me.feats
-                                   if fid in FEATS and FEATS[fid].timing != "constant"}
-        return th
+        return plain(self.lazy_battle(me))
 
     def _char_battle_view(self, cid: str) -> dict[str, Any]:
         """One combatant as a combat decision's context shows it. Views are kept until the next state change
         (``ctx.version``) and shared by the decisions asked meanwhile (a turn's minor and major action, the setup
         windows of a round): contexts are read-only, like the decision they belong to."""
-        memo = self.vmemo()
-        key = ("view", cid)
-        v = memo.get(key)
-        if v is None:
-            v = memo[key] = self._make_char_view(cid)
+        # a view shows one character and where it stands: it holds while neither that character nor the battlefield
+        # changed (``ctx.heads``), which is most of the time between two decisions
+        heads = self.ctx.heads
+        chars = self.t.chars
+        x = chars[cid]
+        key = (heads.get(cid), heads.get("battlefield"))
+        hit = self._char_views.get(cid)
+        if hit is not None and hit[0] is x and hit[1] is self.t.battlefield and hit[2] == key:
+            return hit[3]
+        v = self._make_char_view(cid)
+        self._char_views[cid] = (x, self.t.battlefield, key, v)
         return v
+
+    @property
+    def _char_views(self) -> dict[str, tuple[Any, ...]]:
+        cv = self.__dict__.get("_char_views_d")
+        if cv is None:
+            cv = self.__dict__["_char_views_d"] = {}
+        return cv
 
     def _make_char_view(self, cid: str) -> dict[str, Any]:
         x = self.t.chars[cid]
@@ -1498,6 +1493,50 @@ class CombatMixin(ChecksMixin):
                 "categories": list(s.categories),
                 "bonus_vs_tag": list(s.feat.bonus_vs_tag) if s.feat and s.feat.bonus_vs_tag else None,
                 "targets": [x.id for x in self.legal_targets(c, s)] if self.t.battlefield else []}
+
+
+# what a combat decision's context shows, key by key: each function gets (game, the decider or None, the battlefield
+# when the decision was asked) and is called on first read (``LazyContext``); one table serves every decision
+def _k_engagements(g: CombatMixin, me: Character | None, bf: Battlefield | None) -> dict[str, list[str]]:
+    return {k: list(v) for k, v in bf.engagements.items()} if bf else {}
+
+
+def _k_chars(g: CombatMixin, me: Character | None, bf: Battlefield | None) -> LazyMap:
+    return LazyMap([x.id for x in g.combatants()], g._char_battle_view)
+
+
+def _k_attack_abilities(g: CombatMixin, me: Character | None, bf: Battlefield | None) -> dict[str, int]:
+    # each combatant's best attack ability (what a blessing is worth on it): its own key, because it needs every
+    # combatant's attack sources, which the other keys do not
+    return {x.id: max((x.current.get(s.ability, 0) for s in g.attack_sources(x)), default=0) for x in g.combatants()}
+
+
+def _k_cost_ok(g: CombatMixin, me: Character, bf: Battlefield | None) -> dict[str, bool]:
+    return {fid: g.feat_usable(me, fid) is None for fid in me.feats if fid in FEATS and FEATS[fid].timing != "constant"}
+
+
+def _k_costs(g: CombatMixin, me: Character, bf: Battlefield | None) -> dict[str, dict[str, int]]:
+    return {fid: g.effective_cost(me, fid) for fid in me.feats if fid in FEATS and FEATS[fid].timing != "constant"}
+
+
+_BATTLE_KEYS: dict[str, Any] = {
+    "round": lambda g, me, bf: bf.round if bf else 0,
+    "time_of_day": lambda g, me, bf: g.t.time_of_day,
+    "engagements": _k_engagements,
+    "chars": _k_chars,
+    "attack_abilities": _k_attack_abilities,
+}
+_BATTLE_KEYS_ME: dict[str, Any] = {
+    **_BATTLE_KEYS,
+    "me": lambda g, me, bf: me.id,
+    "side": lambda g, me, bf: me.side,
+    "engagement": lambda g, me, bf: g.engagement_of(me) if bf else None,
+    "attacks": lambda g, me, bf: g._attack_views(me),
+    "items": lambda g, me, bf: [{"uid": it.uid, "item": it.item, "slot": it.slot, "uses_left": it.uses_left}
+                                for it in me.items],
+    "cost_ok": _k_cost_ok,
+    "costs": _k_costs,
+}
 
 
 def _held_label(item_id: str | None) -> str:
