@@ -104,19 +104,23 @@ class GameContext:
     def state(self, path: str, old: Any, new: Any, rule: str = "", cause: str = "") -> None:
         self.version = v = self.version + 1
         self.heads[path.partition(".")[0]] = v
-        self._emit(StateEvent, {"path": path, "old": old, "new": new, "rule": rule, "cause": cause})
+        if self.recording:
+            self._emit(StateEvent, {"path": path, "old": old, "new": new, "rule": rule, "cause": cause})
 
     def narrate(self, actor: str, text: str, source: str = "scenario") -> None:
-        self._emit(NarrationEvent, {"actor": actor, "text": text, "source": source})
+        if self.recording:
+            self._emit(NarrationEvent, {"actor": actor, "text": text, "source": source})
 
     def info(self, topic: str, text: str, **data: Any) -> None:
-        self._emit(InfoEvent, {"topic": topic, "text": text, "data": data})
+        if self.recording:
+            self._emit(InfoEvent, {"topic": topic, "text": text, "data": data})
 
     def check(self, check: str, rule: str, data: dict[str, Any]) -> None:
-        self._emit(CheckEvent, {"check": check, "rule": rule, "data": data})
+        if self.recording:
+            self._emit(CheckEvent, {"check": check, "rule": rule, "data": data})
 
     def flow(self, spec: MachineSpec) -> FlowState:
-        fs = FlowState(spec, self._on_move)
+        fs = FlowState(spec, self._on_move if self.recording else None)
         self._flows.append(fs)
         return fs
 

@@ -58,7 +58,7 @@ def _foes(c: Mapping[str, Any]) -> frozenset[str]:
     if foes is None:
         ch = _chars(c)
         side = c.get("side")
-        foes = m["foes"] = frozenset(i for i in ch if ch[i].get("side") != side)
+        foes = m["foes"] = frozenset([i for i in ch if ch[i].get("side") != side])
     return foes
 
 
@@ -129,8 +129,13 @@ def _attack_score(a: Mapping[str, Any], c: Mapping[str, Any]) -> float:
 
 def _affordable(a: Mapping[str, Any], me: Mapping[str, Any]) -> bool:
     """Never pay a cost that brings life or soul to 0 (the scripted side avoids its own zero trigger)."""
-    cost = a.get("cost") or {}
-    return all(int(me.get(s, 0)) > int(n) for s, n in cost.items() if s in ("life", "soul"))
+    cost = a.get("cost")
+    if not cost:
+        return True
+    for s, n in cost.items():
+        if s in ("life", "soul") and int(me.get(s, 0)) <= int(n):
+            return False
+    return True
 
 
 def best_attack(c: Mapping[str, Any], *, legal_only: bool = False) -> dict[str, Any] | None:

@@ -59,12 +59,25 @@ def _check_auto_feats(feats: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=4096)
+def _helps_defense(feats: tuple[str, ...]) -> bool:
+    """Whether a feat list has an auto feat that triggers on a defense check in its engagement (another's too)."""
+    return any(FEATS[f].trigger == "before_defense_in_engagement" for f in _check_auto_feats(feats))
+
+
 def evaluate(faces: list[int], target: int) -> tuple[int, bool, bool, bool]:
     """§5.2 G: (achievement, critical, success, fumble). A critical always succeeds; a fumble is a failure with 1s."""
-    ach = sum(1 for f in faces if f >= 5)
-    crit = sum(1 for f in faces if f == 6) >= 2
+    ach = sixes = ones = 0
+    for f in faces:
+        if f >= 5:
+            ach += 1
+            if f == 6:
+                sixes += 1
+        elif f == 1:
+            ones += 1
+    crit = sixes >= 2
     success = crit or ach >= target
-    fumble = (not success) and sum(1 for f in faces if f == 1) >= 2
+    fumble = (not success) and ones >= 2
     return ach, crit, success, fumble
 
 
@@ -120,8 +133,10 @@ class ChecksMixin(GameBase):
             return False
         d = item_data(it.item)
         slots = ("right_hand", "left_hand") if d.slots == "two_hands" else (it.slot,)
-        if not all(c.slots_usable.get(s, False) for s in slots):
-            return False
+        usable = c.slots_usable
+        for s in slots:
+            if not usable.get(s, False):
+                return False
         return not (c.has("weapon_sealed") and c.sealed_item == it.uid)
 
     def active_items(self, c: Character) -> list[ItemData]:
@@ -162,7 +177,10 @@ class ChecksMixin(GameBase):
     def static_mods(self, c: Character, ability: str, kind: str, context: dict) -> int:
         """§5.3: the sum of every static dice modifier that applies (main-class feature, constant feats, usable
         equipment, a pending 《祝福》). "Mind checks" include a defense check with the mind ability (AMB-16)."""
-        return sum(n for _, n in self.static_mod_parts(c, ability, kind, context))
+        total = 0
+        for _, n in self.static_mod_parts(c, ability, kind, context):
+            total += n
+        return total
 
     _mods_cache: tuple[Any, ...] | None = None
 
@@ -458,7 +476,7 @@ class ChecksMixin(GameBase):
         # E. roll
         self._roll_once(c, res, label)
         # blessing: "the target's next check" is this one
-        if any(e.get("id") == "blessing" for e in c.effects):
+        if c.effects and any(e.get("id") == "blessing" for e in c.effects):
             old = [dict(e) for e in c.effects]
             c.effects = [e for e in c.effects if e.get("id") != "blessing"]
             self.ctx.state(f"{c.id}.effects", old, [dict(e) for e in c.effects], "§11.3 blessing", "used")
@@ -587,9 +605,12 @@ class ChecksMixin(GameBase):
         extra = 0
         ignore = False
         chars = self.t.chars
-        # only characters with a check-triggered auto feat can have a candidate (most have none)
-        choosers = [ch for ch in (c, *(chars[i] for i in self.initiative_or_roster() if i != c.id))
-                    if _check_auto_feats(tuple(ch.feats))]
+        # only characters with a check-triggered auto feat can have a candidate (most have none); another character's
+        # feat can only be one that helps a defense in its engagement (§11.2 before_defense_in_engagement)
+        choosers = [c] if _check_auto_feats(tuple(c.feats)) else []
+        if kind == "defense":
+            choosers += [chars[i] for i in self.initiative_or_roster()
+                         if i != c.id and _helps_defense(tuple(chars[i].feats))]
         for ch in choosers:
             if not ch.able:
                 continue

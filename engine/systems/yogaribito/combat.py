@@ -15,6 +15,7 @@ statuses are the primitives of ``ChecksMixin`` (checks.py).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -181,9 +182,11 @@ class CombatMixin(ChecksMixin):
 
     def who(self, c: Character) -> str:
         """A display name that is unique among the characters of the table (labels must be told apart)."""
-        if any(x.name == c.name and x.id != c.id for x in self.t.chars.values()):
-            return f"{c.name}（{c.id}）"
-        return c.name
+        name, cid = c.name, c.id
+        for x in self.t.chars.values():  # (a loop, not any(): labels ask this for every character they name)
+            if x.name == name and x.id != cid:
+                return f"{name}（{cid}）"
+        return name
 
     def item_name(self, c: Character, it: ItemState) -> str:
         """The item's Japanese name; with several copies, the copy's number from its uid (``knife#2`` →
@@ -1397,15 +1400,21 @@ class CombatMixin(ChecksMixin):
     _end_reason: tuple[Any, ...] | None = None
 
     def _combat_end_reason(self, cb: _Combat, bf: Battlefield) -> tuple[str, str] | None:
-        fighters = self.combatants()
-        pcs = [c for c in fighters if c.is_pc]
-        foes = [c for c in fighters if not c.is_pc and c.id in cb.enemies]
-        if not any(c.able for c in pcs):
+        enemies = cb.enemies
+        pc_able = foe_able = False
+        for c in self._placed()[1]:  # (one pass: asked after every action and damage)
+            if c.dead or c.incapacitated:
+                continue
+            if c.side == "pc":
+                pc_able = True
+            elif c.id in enemies:
+                foe_able = True
+        if not pc_able:
             escaped = [i for i in bf.gone if self.t.chars[i].is_pc and self.t.chars[i].able]
             if escaped:
                 return "escaped", "戦場に残ったPCがいない（逃走）"
             return "pcs_lose", "行動できるPCがいない"
-        if not any(c.able for c in foes):
+        if not foe_able:
             return "pcs_win", "行動できる敵がいない"
         cond = cb.end_condition or {}
         if cond.get("defeated"):
@@ -1473,7 +1482,7 @@ class CombatMixin(ChecksMixin):
             "soul": x.current.get("soul", 0), "soul_base": x.base.get("soul", 0),
             "body": x.current.get("body", 0), "able": x.able, "dead": x.dead, "awakened": x.awakened,
             "flying": x.flying, "statuses": sorted(x.statuses), "tags": list(x.tags),
-            "sn_feats": sum(1 for f in x.feats if f in FEATS and FEATS[f].supernatural),
+            "sn_feats": _sn_feats(tuple(x.feats)),
         }
 
     def _attack_views(self, c: Character) -> list[dict[str, Any]]:
@@ -1537,6 +1546,12 @@ _BATTLE_KEYS_ME: dict[str, Any] = {
     "cost_ok": _k_cost_ok,
     "costs": _k_costs,
 }
+
+
+@functools.lru_cache(maxsize=4096)
+def _sn_feats(feats: tuple[str, ...]) -> int:
+    """How many supernatural feats a feat list has (what the sorcerer's brand looks for, §11.7)."""
+    return sum(1 for f in feats if f in FEATS and FEATS[f].supernatural)
 
 
 def _held_label(item_id: str | None) -> str:
