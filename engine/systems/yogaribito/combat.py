@@ -131,12 +131,12 @@ class CombatMixin(ChecksMixin):
 
     def _placed(self) -> tuple[dict[str, str], list[Character]]:
         """(character id → engagement id, the combatants in roster order) of the current battlefield. Asked a
-        thousand times a session, so kept until the next state change: every change of the engagements, of who is
-        on the table or of the battlefield itself is logged (``ctx.state`` moves ``ctx.version``) before anything
-        reads it again; a new battlefield or roster is a new key as well."""
+        thousand times a session, so kept until the battlefield changes: every change of the engagements is logged
+        under ``battlefield`` (``ctx.heads``) before anything reads them again; a new battlefield or roster is a new
+        key as well."""
         bf = self.t.battlefield
         chars = self.t.chars
-        version = self.ctx.version
+        version = self.ctx.heads.get("battlefield")  # (engagement changes are logged under "battlefield")
         hit = self._placement
         if hit is not None and hit[0] is bf and hit[1] == version and hit[2] is chars and hit[3] == len(chars):
             return hit[4], hit[5]
