@@ -67,6 +67,10 @@ class Game(Protocol):
     def actors(self) -> list[str]: ...
 
 
+def _emit_after_end(cls: type[BaseModel], fields: dict[str, Any]) -> None:
+    raise RuntimeError(f"the session is over: the rules emitted a {cls.__name__} after the end (engine bug)")
+
+
 def _close_all(flows: list[FlowState]) -> None:
     for fs in flows:
         fs.close()
@@ -269,6 +273,9 @@ class Session:
             self._emit_kw(EndEvent, {"outcome": self.outcome})
             self.close()
             self.ctx.release()
+            # the context's event sink was the only way back from the rules to this session: without it a finished
+            # session (its table, dice and rolls) is freed as soon as the caller drops it, not at the next collection
+            self.ctx._emit = _emit_after_end
             return
         d.seq = self.decisions
         self.decisions += 1
