@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["Option", "OptionList", "Decision", "Answer", "IllegalAnswer", "LazyContext", "LazyMap", "plain"]
+__all__ = ["Option", "OptionList", "Label", "Decision", "Answer", "IllegalAnswer", "LazyContext", "LazyMap", "plain"]
 
 
 class LazyContext(Mapping[str, Any]):
@@ -146,21 +146,28 @@ class Option:
         return d
 
 
+#: an option's label, or a function that makes it (called once, when the options are first read)
+Label = str | Callable[[], str]
+
+
 class OptionList(Sequence[Option]):
     """A decision's options made from ``(id, label)`` pairs: the ``Option`` objects are built on first use (a
-    scripted policy reads only the ids, and a batch run builds hundreds of decisions a session). Reads like a list
-    of ``Option`` and compares equal to one with the same options."""
+    scripted policy reads only the ids, and a batch run builds hundreds of decisions a session). A label may be a
+    function that makes it (``Label``): the rules are suspended at the decision while it is pending, so it gives the
+    label of the moment the decision was asked. Reads like a list of ``Option`` and compares equal to one with the
+    same options."""
 
     __slots__ = ("_pairs", "_built")
 
-    def __init__(self, pairs: Sequence[tuple[str, str]]):
+    def __init__(self, pairs: Sequence[tuple[str, Label]]):
         self._pairs = tuple(pairs)
         self._built: list[Option] | None = None
 
     def _list(self) -> list[Option]:
         built = self._built
         if built is None:
-            built = self._built = [Option(i, label) for i, label in self._pairs]
+            built = self._built = [Option(i, label if type(label) is str else label())  # type: ignore[operator]
+                                   for i, label in self._pairs]
         return built
 
     def ids(self) -> list[str]:
@@ -177,7 +184,7 @@ class OptionList(Sequence[Option]):
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, OptionList):
-            return self._pairs == other._pairs
+            return self._list() == other._list()
         if isinstance(other, (list, tuple)):
             return self._list() == list(other)
         return NotImplemented

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from ...core.decision import Answer, Decision, OptionList
+from ...core.decision import Answer, Decision, Label, OptionList
 from .config import YogaribitoConfig
 from .state import Character, Table
 
@@ -26,7 +26,7 @@ __all__ = ["Gen", "GameBase", "opts"]
 Gen = Generator[Decision, Answer, Any]
 
 
-def opts(pairs: Sequence[tuple[str, str]]) -> OptionList:
+def opts(pairs: Sequence[tuple[str, Label]]) -> OptionList:
     """The options of a decision from (id, label) pairs (``Option`` objects are built when someone reads them)."""
     return OptionList(pairs)
 
@@ -37,10 +37,11 @@ class GameBase:
     t: Table
 
     # -- decisions ---------------------------------------------------------------------------------------------
-    def choose(self, actor: str, kind: str, prompt: str, rule: str, pairs: Sequence[tuple[str, str]],
+    def choose(self, actor: str, kind: str, prompt: str, rule: str, pairs: Sequence[tuple[str, Label]],
                context: Mapping[str, Any] | None = None, refused: dict[str, str] | None = None,
                always_ask: bool = False, speech: bool = False) -> Gen:
-        """Ask ``actor`` for one of ``pairs`` (id, label). A single legal option is not asked unless ``always_ask``."""
+        """Ask ``actor`` for one of ``pairs`` (id, label; a label may be a function that makes it, see ``Label``). A
+        single legal option is not asked unless ``always_ask``."""
         if not pairs:
             raise RuntimeError(f"{kind}: no legal option for {actor} (engine bug)")
         if len(pairs) == 1 and not always_ask:

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import functools
 import math
+from functools import partial
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...core.decision import LazyContext, LazyMap, plain
+from ...core.decision import Label, LazyContext, LazyMap, plain
 from ...core.machine import FlowState, MachineSpec
 from .arms import BAD_STATUSES, CRIT_TABLE, FEATS, STATUS_NAMES, FeatData, Formula, item_data
 from .base import Gen
@@ -501,10 +502,11 @@ class CombatMixin(ChecksMixin):
         ans = yield from self.choose(self.controller(c), kind, prompt, rule, pairs, context=ctx, refused=refused)
         return ans
 
-    def action_options(self, c: Character, *, major: bool) -> tuple[list[tuple[str, str]], dict[str, str]]:
+    def action_options(self, c: Character, *, major: bool) -> tuple[list[tuple[str, Label]], dict[str, str]]:
         """The legal minor (D34) or major (D35) actions of ``c`` now, as (option id, label), plus refusal reasons
-        for actions the rules know but forbid now."""
-        pairs: list[tuple[str, str]] = [("pass", "何もしない")] if major else [("none", "何もしない")]
+        for actions the rules know but forbid now. Labels that name characters or items are functions that make
+        them (``Label``): asked twice a turn, and a scripted answer reads only the ids."""
+        pairs: list[tuple[str, Label]] = [("pass", "何もしない")] if major else [("none", "何もしない")]
         refused: dict[str, str] = {}
         eid = self.engagement_of(c)
         if eid is None:
@@ -517,13 +519,13 @@ class CombatMixin(ChecksMixin):
         if can_move_now:
             if free_to_leave:
                 for dst in dests:
-                    pairs.append((f"move:{dst}", self._dest_label("移動", dst)))
+                    pairs.append((f"move:{dst}", partial(self._dest_label, "移動", dst)))
             else:
                 for dst in dests:
                     refused[f"move:{dst}"] = "敵のいるエンゲージからは通常の移動で出られない（離脱はメジャー） (§7.4)"
             if major and not free_to_leave:
                 for dst in dests:
-                    pairs.append((f"withdraw:{dst}", self._dest_label("離脱", dst)))
+                    pairs.append((f"withdraw:{dst}", partial(self._dest_label, "離脱", dst)))
         else:
             why = "束縛中は移動できない (§7.9)" if c.has("bound") else "足が折れている: 移動にはメジャーアクションが必要 (§7.6)"
             for dst in dests:
@@ -541,7 +543,8 @@ class CombatMixin(ChecksMixin):
             if f.move_leaves_engagement:
                 if can_move_now:
                     for dst in dests:
-                        pairs.append((f"feat:{fid}:{dst}", f"{f.name}で" + self._dest_label("移動", dst)))
+                        pairs.append((f"feat:{fid}:{dst}",
+                                      partial(self._dest_label, "移動", dst, f"{f.name}で")))
                 continue
             pairs.append((f"feat:{fid}", f"{f.name}: {f.effect_jp}"))
         # weapon swap (§7.3.3, §4.3)
@@ -551,7 +554,7 @@ class CombatMixin(ChecksMixin):
             for it in c.items:
                 d = item_data(it.item)
                 if d.consumable and (it.uses_left or 0) > 0:
-                    pairs.append((f"item:{it.uid}:{c.id}", f"{self.item_name(c, it)}を自分に使う"))
+                    pairs.append((f"item:{it.uid}:{c.id}", partial(self._item_label, c, it, "", "を自分に使う")))
         else:
             refused.update({f"item:{it.uid}:{c.id}": "覚醒中は回復できない (§7.8)" for it in c.items
                             if item_data(it.item).consumable})
@@ -573,7 +576,7 @@ class CombatMixin(ChecksMixin):
                 refused[f"feat:{fid}"] = why_not
                 continue
             for x in self._support_targets(c, f):
-                pairs.append((f"feat:{fid}:{x.id}", f"{f.name}（{self.who(x)}）"))
+                pairs.append((f"feat:{fid}:{x.id}", partial(self._who_label, x, f"{f.name}（", "）")))
         # items on another character: major, same engagement (AMB-47), not awakened
         for it in c.items:
             d = item_data(it.item)
@@ -581,7 +584,8 @@ class CombatMixin(ChecksMixin):
                 continue
             for x in self.members(eid):
                 if x.id != c.id and not self.hostile(c, x) and not x.dead and not x.awakened:
-                    pairs.append((f"item:{it.uid}:{x.id}", f"{self.item_name(c, it)}を{self.who(x)}に使う"))
+                    pairs.append((f"item:{it.uid}:{x.id}",
+                                  partial(self._item_on_label, c, it, x)))
         # remove one removable bad status from oneself (AMB-30)
         for s in list(c.statuses):
             if BAD_STATUSES[s].removable_by_major:
@@ -604,11 +608,21 @@ class CombatMixin(ChecksMixin):
             out.append("new")
         return out
 
-    def _dest_label(self, verb: str, d: str) -> str:
+    def _dest_label(self, verb: str, d: str, before: str = "") -> str:
         if d == "new":
-            return f"新しいエンゲージへ{verb}"
+            return f"{before}新しいエンゲージへ{verb}"
         names = "・".join(self.who(self.t.chars[i]) for i in self.bf.engagements.get(d, []))
-        return f"{d}（{names}）へ{verb}"
+        return f"{before}{d}（{names}）へ{verb}"
+
+    # option labels made when the options are read (``Label``: action options are asked twice a turn)
+    def _item_label(self, c: Character, it: ItemState, before: str, after: str) -> str:
+        return f"{before}{self.item_name(c, it)}{after}"
+
+    def _who_label(self, x: Character, before: str, after: str) -> str:
+        return f"{before}{self.who(x)}{after}"
+
+    def _item_on_label(self, c: Character, it: ItemState, x: Character) -> str:
+        return f"{self.item_name(c, it)}を{self.who(x)}に使う"
 
     def _support_targets(self, c: Character, f: FeatData) -> list[Character]:
         """Targets of a support feat (blessing, healing): allies (and oneself if allowed) in range; healing feats
@@ -759,8 +773,8 @@ class CombatMixin(ChecksMixin):
                 return it
         return None
 
-    def _swap_options(self, c: Character) -> list[tuple[str, str]]:
-        out: list[tuple[str, str]] = []
+    def _swap_options(self, c: Character) -> list[tuple[str, Label]]:
+        out: list[tuple[str, Label]] = []
         for it in c.items:
             d = item_data(it.item)
             if d.slots == "none":
@@ -776,10 +790,11 @@ class CombatMixin(ChecksMixin):
                     continue
                 if all(c.slots_usable.get(s, False) for s in needs):
                     where = "両手" if len(needs) == 2 else SLOT_JP[slot]
-                    out.append((f"swap:{it.uid}:{slot}", f"{self.item_name(c, it)}を{where}に装備する"))
+                    out.append((f"swap:{it.uid}:{slot}",
+                                partial(self._item_label, c, it, "", f"を{where}に装備する")))
         for it in c.items:
             if it.slot is not None:
-                out.append((f"unequip:{it.uid}", f"{self.item_name(c, it)}を外す"))
+                out.append((f"unequip:{it.uid}", partial(self._item_label, c, it, "", "を外す")))
         return out
 
     def unequip(self, c: Character, uid: str) -> None:
