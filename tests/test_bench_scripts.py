@@ -71,3 +71,14 @@ def test_memory_worker_structure(bb):
     assert set(m) == {"runs", "max_rss_after_1_mb", "max_rss_mb", "rss_source", "seconds", "tracemalloc_runs",
                       "tracemalloc_peak_mb"}
     assert m["runs"] == 2 and m["max_rss_mb"] >= m["max_rss_after_1_mb"] > 0
+
+
+def test_instruction_count_parsing():
+    """scripts/bench_instructions.py reads cachegrind's total (valgrind itself is not needed here)."""
+    spec = importlib.util.spec_from_file_location("bench_instructions", ROOT / "scripts" / "bench_instructions.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = "==1== Cachegrind, a high-precision tracing profiler\n==1== \n==1== I   refs:      3,800,325,761\n"
+    assert mod.parse_refs(out) == 3_800_325_761
+    with pytest.raises(ValueError):
+        mod.parse_refs("no summary")

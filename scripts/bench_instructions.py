@@ -1,0 +1,77 @@
+"""Count the machine instructions one scripted session costs, with valgrind: a measure that does not move with the
+load of a shared machine (wall-clock runs of the same code here move by ±10–20 %, sometimes ±40 %).
+
+    python scripts/bench_instructions.py                                   # night_of_the_count, 20 sessions
+    python scripts/bench_instructions.py scenarios/bloodberry/inoiri_dolls.yaml -n 10 --keep-events
+    python scripts/bench_instructions.py --tree ../other-checkout          # the same count on another checkout
+
+It runs ``scripts/bench.py``'s loop (``Session`` + ``ScriptedAgent``, seeds 0..n-1, no log) under
+``valgrind --tool=cachegrind --cache-sim=no`` twice, with n sessions and with none, and prints
+(instructions(n) − instructions(0)) / n: start-up and imports cancel out. Needs valgrind (``apt-get install
+valgrind``); about 50× slower than a plain run, so a few sessions are enough: the count is the same at every run.
+Run on purpose, never from the tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_SCENARIO = "scenarios/yogaribito/night_of_the_count.yaml"
+
+#: the program valgrind runs: the benchmark loop of scripts/bench.py on the given tree, without a warm-up
+_PROGRAM = """
+import sys
+sys.path.insert(0, {tree!r}); sys.path.insert(0, {scripts!r})
+import bench
+from engine.core import load_scenario
+bench.run(load_scenario({scenario!r}), {n}, {keep})
+"""
+
+_REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
+
+
+def parse_refs(valgrind_output: str) -> int:
+    """The ``I refs`` total of a cachegrind run."""
+    m = _REFS.search(valgrind_output)
+    if m is None:
+        raise ValueError("no 'I refs' line in valgrind's output")
+    return int(m.group(1).replace(",", ""))
+
+
+def instructions(tree: Path, scenario: str, n: int, keep_events: bool) -> int:
+    program = _PROGRAM.format(tree=str(tree), scripts=str(tree / "scripts"), scenario=scenario, n=n, keep=keep_events)
+    out = subprocess.run(
+        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+         sys.executable, "-c", program],
+        cwd=tree, capture_output=True, text=True, check=True)
+    return parse_refs(out.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("scenario", nargs="?", default=DEFAULT_SCENARIO, help="path relative to the tree")
+    ap.add_argument("-n", "--sessions", type=int, default=20)
+    ap.add_argument("--keep-events", action="store_true", help="keep every event in memory (as replay and batches do)")
+    ap.add_argument("--tree", type=Path, default=ROOT, help="the checkout to measure (default: this one)")
+    args = ap.parse_args(argv)
+    if shutil.which("valgrind") is None:
+        print("bench_instructions: valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
+        return 2
+    tree = args.tree.resolve()
+    base = instructions(tree, args.scenario, 0, args.keep_events)
+    total = instructions(tree, args.scenario, args.sessions, args.keep_events)
+    per = (total - base) / args.sessions
+    print(f"tree            {tree}")
+    print(f"scenario        {args.scenario}, {args.sessions} sessions, keep_events={args.keep_events}")
+    print(f"instructions    {per / 1e6:.1f} M per session (start-up {base / 1e6:.0f} M, subtracted)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
