@@ -298,10 +298,22 @@ def _yg_me(me: Mapping[str, Any]) -> RenderableType:
     if held:
         grid.add_row("アイテム", escape("、".join(held)))
     if me.get("effects"):
-        grid.add_row("効果", escape(", ".join(str(e.get("id")) for e in me["effects"])))
+        grid.add_row("効果", escape("、".join(_yg_effect(e, feats) for e in me["effects"])))
     if me.get("secret"):
         grid.add_row("秘密", escape(str(me["secret"])))
     return grid
+
+
+#: how long a 夜狩り人 effect lasts (``until``), as the terminal shows it
+_YG_UNTIL = {"turn": "手番終了まで", "round": "ラウンド終了まで", "scene": "シーン終了まで", "combat": "戦闘終了まで"}
+
+
+def _yg_effect(e: Mapping[str, Any], feats: Mapping[str, Any]) -> str:
+    """A pending effect in Japanese: the feat that made it (《祝福》), or 飛行 for a flying start, and how long it lasts."""
+    eid = str(e.get("id"))
+    name = feats[eid].name if eid in feats else ("飛行（戦闘開始時の配置）" if eid == "layout_flying" else eid)
+    until = _YG_UNTIL.get(str(e.get("until")), "")
+    return f"{name}（{until}）" if until else name
 
 
 def _yogaribito_view(obs: Mapping[str, Any]) -> RenderableType:

@@ -164,6 +164,19 @@ def test_terminal_view_shows_values_engagements_and_order():
         assert needle in out, needle
 
 
+def test_terminal_view_names_pending_effects_in_japanese():
+    """The 効果 row of one's own sheet names the feat behind an effect and how long it lasts, never a code id."""
+    s = Session(load_scenario(SAMPLE), seed=7)
+    jin = s.game.t.chars["jin"]
+    jin.effects = [{"id": "blessing", "until": "round", "dice": 1, "by": "mio"},
+                   {"id": "layout_flying", "until": "combat", "flying": True}]
+    buf = io.StringIO()
+    Console(file=buf, width=140, color_system=None).print(render_observation(s.game.observation("jin"), compact=True))
+    out = buf.getvalue()
+    assert "《祝福》（ラウンド終了まで）" in out and "飛行（戦闘開始時の配置）（戦闘終了まで）" in out
+    assert "blessing" not in out and "layout_flying" not in out
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 100_000), scripted=st.booleans())
 def test_whole_sessions_keep_the_invariants(seed: int, scripted: bool):
