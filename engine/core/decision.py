@@ -173,6 +173,19 @@ class OptionList(Sequence[Option]):
     def ids(self) -> list[str]:
         return [p[0] for p in self._pairs]
 
+    def label_of(self, oid: str) -> str:
+        """The label of one option, without making the others (the log names the chosen option only)."""
+        built = self._built
+        if built is not None:
+            for o in built:
+                if o.id == oid:
+                    return o.label
+            raise KeyError(oid)
+        for i, label in self._pairs:
+            if i == oid:
+                return label if type(label) is str else label()  # type: ignore[operator]
+        raise KeyError(oid)
+
     def __getitem__(self, i: Any) -> Any:
         return self._list()[i]
 

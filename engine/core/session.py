@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from .decision import Answer, Decision, IllegalAnswer
+from .decision import Answer, Decision, IllegalAnswer, OptionList
 from .dice import Dice, Roll
 from .events import (
     AnswerEvent,
@@ -257,9 +257,14 @@ class Session:
             raise
         if self._recording:
             label = ""
-            if d.options is not None and (ans.choice is not None or ans.choices):
-                by_id = {o.id: o.label for o in d.options}
-                label = " / ".join(by_id[x] for x in ((ans.choice,) if ans.choice is not None else ans.choices or ()))
+            opts = d.options
+            if opts is not None and (ans.choice is not None or ans.choices):
+                picked = (ans.choice,) if ans.choice is not None else ans.choices or ()
+                if type(opts) is OptionList:  # only the chosen labels are made
+                    label = " / ".join(opts.label_of(x) for x in picked)
+                else:
+                    by_id = {o.id: o.label for o in opts}
+                    label = " / ".join(by_id[x] for x in picked)
             self._emit_kw(AnswerEvent, {"seq": d.seq, "actor": d.actor, "kind": d.kind, "answer": ans.to_json(),
                                         "policy": policy, "label": label})
         self._advance(ans)
@@ -292,7 +297,7 @@ class Session:
                 "kind": d.kind,
                 "rule": d.rule,
                 "prompt": d.prompt,
-                "options": [o.id for o in d.options] if d.options is not None else None,
+                "options": list(d.option_ids) if d.options is not None else None,
                 "pick": list(d.pick) if d.pick is not None else None,
                 "payload": d.payload_model.__name__ if d.payload_model is not None else None,
             },

@@ -416,8 +416,10 @@ class ChecksMixin(GameBase):
 
     def defense_ability(self, c: Character, context: dict) -> Gen:
         """§5.2 / AMB-16: the highest current of mind/tech/body; a tie is the defender's choice (D24)."""
-        top = max(c.current.get(a, 0) for a in ABILITY_IDS)
-        tied = [a for a in ABILITY_IDS if c.current.get(a, 0) == top]
+        cur = c.current
+        values = [cur.get(a, 0) for a in ABILITY_IDS]
+        top = max(values)
+        tied = [a for a, v in zip(ABILITY_IDS, values) if v == top]
         if len(tied) == 1:
             return tied[0]
         pools = {a: self.defense_pool_before(c, a, context) for a in tied}
