@@ -338,7 +338,7 @@ def test_common_needs_gm_approval() -> None:
     r2 = Run(g2, g2.create_character("pc1"), answers)
     assert r2.value.main_class == "witch_hunter"
     second = [d for d in r2.asked if d.kind == "cc.main_class"][1]
-    assert "common" not in second.option_ids and "did not approve" in (second.refused or {})["common"]
+    assert "common" not in second.option_ids and "許可しなかった" in (second.refused or {})["common"]
 
 
 def test_quickplay_and_sample_taken() -> None:
@@ -350,7 +350,7 @@ def test_quickplay_and_sample_taken() -> None:
     g.add(c)
     g.ctx.dice.force(LIFEPATH_DICE)
     r2 = Run(g, g.create_character("pc2", sample="sample_midou_jin"), [("cc.mode", "quickplay:sample_shirasagi_mio")],
-             probes=[("cc.mode", "quickplay:sample_midou_jin", "already plays this sample")])
+             probes=[("cc.mode", "quickplay:sample_midou_jin", "他のPCが使っている")])
     assert r2.value.sample == "sample_shirasagi_mio"
 
 
@@ -506,8 +506,8 @@ def test_we19_award_gm_xp_and_mio_growth() -> None:
     assert mio.xp_unspent == 2 and out["banked"]["mio"] == 2
     # body 2 → 3 (4 XP) was refused with 2 left: the last ap.spend of mio offered no raise:body
     mio_spends = [d for d in r.asked if d.kind == "ap.spend" and d.context.get("pc") == "mio"]
-    assert "raise:body" not in mio_spends[-1].option_ids and "costs 4 XP" in mio_spends[-1].refused["raise:body"]
-    assert "raise:mind" in mio_spends[0].refused and "costs 14" in mio_spends[0].refused["raise:mind"]
+    assert "raise:body" not in mio_spends[-1].option_ids and "経験点4点が必要" in mio_spends[-1].refused["raise:body"]
+    assert "raise:mind" in mio_spends[0].refused and "経験点14点" in mio_spends[0].refused["raise:mind"]
     # the campaign sheet loads again with the same values
     sheet = out["campaign"]["mio"]
     assert sheet_problems(sheet, cfg=g.cfg) == []
@@ -566,11 +566,11 @@ def test_rebuild_spends_exactly_all_xp() -> None:
         ("cc.equipment", MIO_ITEMS),
         ("ap.spend", "feat:curse_bullet"), ("ap.spend", "item:revitalizer:carried"),
         ("ap.spend", "item:smartphone:carried"), ("ap.spend", "done")]
-    r = Run(g, g.afterplay(False), answers, probes=[("ap.spend", "done", "spends exactly all 7 XP")])
+    r = Run(g, g.afterplay(False), answers, probes=[("ap.spend", "done", "経験点7点をちょうど使い切る")])
     assert c.xp_spent == 7 and "curse_bullet" in c.feats and c.base["body"] == 1  # 5 + 1 + 1
     assert [it.item for it in c.items][-2:] == ["revitalizer", "smartphone"]
     tech_refusal = [d for d in r.asked if d.kind == "ap.spend"][-3].refused["raise:tech"]
-    assert "costs 6 XP, 1 available" in tech_refusal
+    assert "経験点6点が必要（使えるのは1点）" in tech_refusal
     assert sheet_problems(sheet_of(c), cfg=g.cfg) == []
     assert r.value["rebuilt"] == ["mio"]
 
@@ -617,7 +617,7 @@ def test_death_replacement_gets_80_percent() -> None:
 def test_raise_bullets_only_witch_hunter() -> None:
     g = G()
     g.add(_mio())
-    r = Run(g, g.afterplay(True), probes=[("ap.spend", "raise:bullets", "only a Witch Hunter")])
+    r = Run(g, g.afterplay(True), probes=[("ap.spend", "raise:bullets", "ウィッチハンターだけ")])
     assert r.value["xp"] == {"mio": 9}
     assert ITEMS["knife"].stock == 1 and YogaribitoConfig().raise_from_zero_cost == 2
 

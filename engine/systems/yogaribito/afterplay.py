@@ -276,15 +276,15 @@ class AfterplayMixin(CreationMixin, ChecksMixin):
         for stat in GROWTH_STATS:
             oid = f"raise:{stat}"
             if stat == "bullets" and "bullets" not in c.base:
-                refused[oid] = "only a Witch Hunter has 【弾】 (§7.11.2)"
+                refused[oid] = "【弾】を持つのはウィッチハンターだけ (§7.11.2)"
                 continue
             if stat == "kagaribi" and not self.cfg.xp_can_raise_kagaribi:
-                refused[oid] = "【燎】 cannot be raised (xp_can_raise_kagaribi=false, AMB-05)"
+                refused[oid] = "【燎】は経験点で上げられない (xp_can_raise_kagaribi=false, AMB-05)"
                 continue
             b = c.base.get(stat, KAGARIBI_MAX if stat == "kagaribi" else 0)
             cost = raise_cost(b, rfz)
             if cost > avail:
-                refused[oid] = f"{ABILITY_NAMES[stat]} {b}→{b + 1} costs {cost} XP, {avail} available (§7.11.2)"
+                refused[oid] = f"{ABILITY_NAMES[stat]} {b}→{b + 1} には経験点{cost}点が必要（使えるのは{avail}点） (§7.11.2)"
                 continue
             pairs.append((oid, f"{ABILITY_NAMES[stat]} {b}→{b + 1} ({cost}点)"))
             costs[oid] = cost
@@ -292,12 +292,12 @@ class AfterplayMixin(CreationMixin, ChecksMixin):
         for fid, cost in learnable_feats(main, sub, c.feats):
             oid = f"feat:{fid}"
             if cost > avail:
-                refused[oid] = f"{FEATS[fid].name} costs {cost} XP, {avail} available (§7.11.2)"
+                refused[oid] = f"{FEATS[fid].name} の習得には経験点{cost}点が必要（使えるのは{avail}点） (§7.11.2)"
                 continue
             pairs.append((oid, f"{FEATS[fid].name} を習得 ({cost}点)"))
             costs[oid] = cost
         for fid in c.feats:
-            refused[f"feat:{fid}"] = "already learned (no feat twice, §3.1 step 5)"
+            refused[f"feat:{fid}"] = "習得済み（同じ特技は二度取れない） (§3.1 step 5)"
         stocked = self._stocked(c)
         used = set(occupied_slots([(s["item"], s.get("slot")) for s in stocked]))
         for item in ITEMS.values():
@@ -313,8 +313,8 @@ class AfterplayMixin(CreationMixin, ChecksMixin):
                 oid = f"item:{item.id}:{slot or 'carried'}"
                 where = SLOTS[slot].name if slot else "携帯"
                 if xp_part > avail:
-                    refused[oid] = (f"{item.name} costs {item.stock} (banked stock points {banked}), {avail} XP "
-                                    f"available (§7.11.2)")
+                    refused[oid] = (f"{item.name} の常備化には{item.stock}点が必要（保存した常備化ポイント{banked}点、"
+                                    f"使える経験点{avail}点） (§7.11.2)")
                     continue
                 pairs.append((oid, f"{item.name} を常備化 ({where}; 常備化 {item.stock}: 経験点 {xp_part}"
                                    f"{f' + 常備化ポイント {item.stock - xp_part}' if item.stock - xp_part else ''})"))
@@ -355,7 +355,7 @@ class AfterplayMixin(CreationMixin, ChecksMixin):
             if remaining is None or remaining == 0:
                 pairs.insert(0, ("done", "終了する" + (f" (残り {avail} 点は保存)" if avail else "")))
             else:
-                refused["done"] = f"a rebuild spends exactly all {exact} XP: {remaining} left (§7.11.3 D52)"
+                refused["done"] = f"作り直しでは経験点{exact}点をちょうど使い切る: 残り{remaining}点 (§7.11.3 D52)"
             ch = yield from self.choose(
                 who, "ap.spend", f"{c.name}: 経験点の使い道 (使える経験点 {avail})", rule, pairs,
                 context={"pc": c.id, "available": avail, "exact": remaining is not None, "primary": primary,

@@ -964,11 +964,11 @@ class CreationMixin(GameBase):
         refused: dict[str, str] = {}
         for sid, s in SAMPLE_PCS.items():
             if not hints["allow_quickplay"]:
-                refused[f"quickplay:{sid}"] = "the GM does not allow quickplay in this scenario"
+                refused[f"quickplay:{sid}"] = "このシナリオではGMがクイックプレイを認めていない"
             elif sid in taken:
-                refused[f"quickplay:{sid}"] = "another PC already plays this sample"
+                refused[f"quickplay:{sid}"] = "このサンプルは他のPCが使っている"
             elif probs := sheet_problems({"id": pc_id, "sample": sid}, cfg=self.cfg):
-                refused[f"quickplay:{sid}"] = f"this sample is illegal under the configuration: {probs[0]}"
+                refused[f"quickplay:{sid}"] = f"この設定ではこのサンプルは使えない: {probs[0]}"
             else:
                 pairs.append((f"quickplay:{sid}", f"クイックプレイ: {s.name} ({CLASSES[s.main_class].name}/"
                                                   f"{CLASSES[s.sub_class].name})"))
@@ -1098,8 +1098,8 @@ class CreationMixin(GameBase):
                 for cid in CLASS_IDS:
                     probs = floor_problems(pre, cid)
                     if probs:
-                        floor_refused[cid] = (f"{', '.join(probs)}: class_floor_mode=reject (§3.1 step 3, AMB-03); "
-                                              f"answer reassign to change the assignment")
+                        floor_refused[cid] = (f"{', '.join(probs)}: 能力値が0以下になるクラスは選べない (class_floor_mode=reject, "
+                                              f"§3.1 step 3, AMB-03)。割り振りをやり直すには reassign")
             why = {**floor_refused, **refused}
             pairs = [(cid, _class_label(cid)) for cid in CLASS_IDS if cid not in why]
             if floor_refused:
@@ -1110,7 +1110,7 @@ class CreationMixin(GameBase):
             if ch == "common":
                 ok = yield from self._approve_common(pc_id, "main", hints)
                 if not ok:
-                    refused["common"] = "the GM did not approve コモン (D06)"
+                    refused["common"] = "GMがコモンを許可しなかった (D06)"
                     continue
             return ch
 
@@ -1133,7 +1133,7 @@ class CreationMixin(GameBase):
             if ch == "common" and not approved:
                 ok = yield from self._approve_common(pc_id, "sub", hints)
                 if not ok:
-                    refused["common"] = "the GM did not approve コモン (D06)"
+                    refused["common"] = "GMがコモンを許可しなかった (D06)"
                     continue
             return ch
 
