@@ -44,12 +44,19 @@ def parse_refs(valgrind_output: str) -> int:
     return int(m.group(1).replace(",", ""))
 
 
+class RunFailed(RuntimeError):
+    """The measured program failed: the message ends with the last lines it wrote."""
+
+
 def instructions(tree: Path, scenario: str, n: int, keep_events: bool) -> int:
     program = _PROGRAM.format(tree=str(tree), scripts=str(tree / "scripts"), scenario=scenario, n=n, keep=keep_events)
     out = subprocess.run(
         ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
          sys.executable, "-c", program],
-        cwd=tree, capture_output=True, text=True, check=True)
+        cwd=tree, capture_output=True, text=True)
+    if out.returncode != 0:
+        tail = [ln for ln in out.stderr.splitlines() if not ln.startswith(("==", "--"))][-6:]
+        raise RunFailed(f"the benchmark loop failed in {tree} ({scenario}, {n} sessions): " + " | ".join(tail))
     return parse_refs(out.stderr)
 
 
@@ -64,8 +71,12 @@ def main(argv: list[str] | None = None) -> int:
         print("bench_instructions: valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
         return 2
     tree = args.tree.resolve()
-    base = instructions(tree, args.scenario, 0, args.keep_events)
-    total = instructions(tree, args.scenario, args.sessions, args.keep_events)
+    try:
+        base = instructions(tree, args.scenario, 0, args.keep_events)
+        total = instructions(tree, args.scenario, args.sessions, args.keep_events)
+    except (RunFailed, ValueError) as e:
+        print(f"bench_instructions: {e}", file=sys.stderr)
+        return 2
     per = (total - base) / args.sessions
     print(f"tree            {tree}")
     print(f"scenario        {args.scenario}, {args.sessions} sessions, keep_events={args.keep_events}")

@@ -67,6 +67,29 @@ def _finish(table: Any, stall: str | None) -> dict[str, Any]:
         release(session)
 
 
+class _Played:
+    """Around a table's run (``play`` and ``play_async``): the table's decision cap (``TableError``) is a stalled
+    session (``stall`` holds the message); anything else closes the session's log and goes on."""
+
+    def __init__(self, table: Any):
+        self.table = table
+        self.stall: str | None = None
+
+    def __enter__(self) -> _Played:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: Any) -> bool:
+        from ..table import TableError
+
+        if error is None:
+            return False
+        if isinstance(error, TableError):
+            self.stall = str(error)
+            return True
+        _abort(self.table)
+        return False
+
+
 def _abort(table: Any) -> None:
     table.session.close()
     release(table.session)
@@ -76,36 +99,22 @@ def play(scenario_path: str, seats: Sequence[str], seed: int, *, llm: LLMFactory
          on_decision: OnDecision | None = None, max_decisions: int | None = None,
          config: Mapping[str, Any] | None = None, log_path: str | Path | None = None) -> dict[str, Any]:
     """Play one session to the end and summarize it; the table's decision cap gives a stalled summary."""
-    from ..table import TableError
-
     table = make_table(scenario_path, seats, seed, llm=llm, on_decision=on_decision, max_decisions=max_decisions,
                        config=config, log_path=log_path)
-    try:
+    with _Played(table) as played:
         table.run()
-    except TableError as e:
-        return _finish(table, str(e))
-    except BaseException:
-        _abort(table)
-        raise
-    return _finish(table, None)
+    return _finish(table, played.stall)
 
 
 async def play_async(scenario_path: str, seats: Sequence[str], seed: int, *, llm: LLMFactory | None = None,
                      on_decision: OnDecision | None = None, max_decisions: int | None = None,
                      config: Mapping[str, Any] | None = None, log_path: str | Path | None = None) -> dict[str, Any]:
     """``play`` on the running event loop (model calls are awaited: ``Table.run_async``)."""
-    from ..table import TableError
-
     table = make_table(scenario_path, seats, seed, llm=llm, on_decision=on_decision, max_decisions=max_decisions,
                        config=config, log_path=log_path)
-    try:
+    with _Played(table) as played:
         await table.run_async()
-    except TableError as e:
-        return _finish(table, str(e))
-    except BaseException:
-        _abort(table)
-        raise
-    return _finish(table, None)
+    return _finish(table, played.stall)
 
 
 class SharedAgents:

@@ -150,6 +150,10 @@ class Option:
 Label = str | Callable[[], str]
 
 
+def _made(label: Label) -> str:
+    return label if type(label) is str else label()  # type: ignore[operator]
+
+
 class OptionList(Sequence[Option]):
     """A decision's options made from ``(id, label)`` pairs: the ``Option`` objects are built on first use (a
     scripted policy reads only the ids, and a batch run builds hundreds of decisions a session). A label may be a
@@ -166,8 +170,7 @@ class OptionList(Sequence[Option]):
     def _list(self) -> list[Option]:
         built = self._built
         if built is None:
-            built = self._built = [Option(i, label if type(label) is str else label())  # type: ignore[operator]
-                                   for i, label in self._pairs]
+            built = self._built = [Option(i, _made(label)) for i, label in self._pairs]
         return built
 
     def ids(self) -> list[str]:
@@ -183,7 +186,7 @@ class OptionList(Sequence[Option]):
             raise KeyError(oid)
         for i, label in self._pairs:
             if i == oid:
-                return label if type(label) is str else label()  # type: ignore[operator]
+                return _made(label)
         raise KeyError(oid)
 
     def __getitem__(self, i: Any) -> Any:
@@ -284,6 +287,13 @@ class Decision:
                 ids = [o.id for o in opts]
             self._ids_cache = ids
         return ids
+
+    def label_of(self, oid: str) -> str:
+        """One option's label (an ``OptionList`` makes only that one)."""
+        opts = self.options
+        if type(opts) is OptionList:
+            return opts.label_of(oid)
+        return self.option(oid).label
 
     def option(self, oid: str) -> Option:
         for o in self.options or ():

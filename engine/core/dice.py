@@ -110,21 +110,7 @@ class Dice:
         return self.roll(6, purpose)
 
     def pool(self, n: int, purpose: str, sides: int = 6) -> list[int]:
-        if n <= 0:
-            return []
-        if self._forced or self._scripted or sides < 1:
-            return [self.roll(sides, purpose) for _ in range(n)]
-        # the common case, n seeded dice: the same draws, rolls and listener calls as n times ``roll``, in one loop
-        draw = self._rng._randbelow  # type: ignore[attr-defined]
-        faces = [draw(sides) + 1 for _ in range(n)]
-        rolls = self.rolls
-        listener = self._listener
-        for value in faces:
-            r = Roll(purpose, sides, value, False)
-            rolls.append(r)
-            if listener is not None:
-                listener(r)
-        return faces
+        return [self.roll(sides, purpose) for _ in range(max(0, n))]
 
     def shuffle(self, items: list, purpose: str) -> list:
         """Fisher-Yates with logged draws, so that a shuffle is replayable and forceable like any roll."""

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from .decision import Answer, Decision, IllegalAnswer, OptionList
+from .decision import Answer, Decision, IllegalAnswer
 from .dice import Dice, Roll
 from .events import (
     AnswerEvent,
@@ -257,14 +257,9 @@ class Session:
             raise
         if self._recording:
             label = ""
-            opts = d.options
-            if opts is not None and (ans.choice is not None or ans.choices):
+            if d.options is not None and (ans.choice is not None or ans.choices):
                 picked = (ans.choice,) if ans.choice is not None else ans.choices or ()
-                if type(opts) is OptionList:  # only the chosen labels are made
-                    label = " / ".join(opts.label_of(x) for x in picked)
-                else:
-                    by_id = {o.id: o.label for o in opts}
-                    label = " / ".join(by_id[x] for x in picked)
+                label = " / ".join(d.label_of(x) for x in picked)
             self._emit_kw(AnswerEvent, {"seq": d.seq, "actor": d.actor, "kind": d.kind, "answer": ans.to_json(),
                                         "policy": policy, "label": label})
         self._advance(ans)

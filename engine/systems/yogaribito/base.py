@@ -63,6 +63,15 @@ class GameBase:
                              context=context or {})
         return ans.payload
 
+    def kept(self, name: str) -> dict[Any, Any]:
+        """A dict of this game for values kept between questions (``DESIGN.md``, "Derived values kept between
+        questions"), made on first use: the mixins also run without ``YogaribitoGame.__init__`` (unit tests)."""
+        key = "_kept_" + name  # never the name of a method or attribute of the game
+        d = self.__dict__.get(key)
+        if d is None:
+            d = self.__dict__[key] = {}
+        return d
+
     def controller(self, c: Character | str) -> str:
         """The actor who decides for a character: the character itself. A PC's actor is its player's seat; an NPC's
         or enemy's actor has the role ``npc`` and is played by the GM's policy unless a seat names it

@@ -196,24 +196,18 @@ class CombatMixin(ChecksMixin):
         # how many of each item c holds, kept per item list (items are only appended, removed or the list replaced;
         # uids are unique per character): every option label names items, the counts rarely change
         items = c.items
-        hit = self._item_counts.get(c.id)
+        kept = self.kept("item_counts")
+        hit = kept.get(c.id)
         if hit is None or hit[0] is not items or hit[1] != len(items):
             counts: dict[str, int] = {}
             for o in items:
                 counts[o.item] = counts.get(o.item, 0) + 1
-            hit = self._item_counts[c.id] = (items, len(items), counts, {o.uid: o.item for o in items})
+            hit = kept[c.id] = (items, len(items), counts, {o.uid: o.item for o in items})
         others = hit[2].get(it.item, 0) - (1 if hit[3].get(it.uid) == it.item else 0)
         if others > 0:
             n = it.uid.rpartition("#")[2] if "#" in it.uid else ("1" if it.uid == it.item else "")
             return f"{d.name}（{n}つ目）" if n.isdigit() else f"{d.name}（{it.uid}）"
         return d.name
-
-    @property
-    def _item_counts(self) -> dict[str, tuple[Any, ...]]:
-        ic = self.__dict__.get("_item_counts_d")
-        if ic is None:
-            ic = self.__dict__["_item_counts_d"] = {}
-        return ic
 
     def helpless(self, c: Character) -> bool:
         return c.has("paralysis") or c.has("fear")
@@ -931,7 +925,7 @@ class CombatMixin(ChecksMixin):
     def attack_sources(self, c: Character) -> list[AttackSource]:
         """Weapons and attack feats ``c`` can use now (usable slot, not 武器封じ, feat usable incl. cost and 魔封).
         Cached until ``c`` changes (``ctx.heads``): asked for every combatant before each action."""
-        cache: dict[str, tuple[Any, ...]] = self.__dict__.setdefault("_sources_cache", {})
+        cache = self.kept("attack_sources")
         # they depend on ``c`` alone (its items, slots, statuses, feats, costs and limits): kept while ``c`` is unchanged
         head = self.ctx.heads.get(c.id)
         hit = cache.get(c.id)
@@ -1404,15 +1398,13 @@ class CombatMixin(ChecksMixin):
         if cb is None or bf is None:
             return None
         # asked after every action and damage application: the answer holds until the next state change
-        version = self.ctx.version
-        hit = self._end_reason
-        if hit is not None and hit[0] is cb and hit[1] is bf and hit[2] == version and hit[3] == cb.end_condition:
-            return hit[4]
+        memo = self.vmemo()
+        hit = memo.get("end_reason")
+        if hit is not None and hit[0] is cb and hit[1] == cb.end_condition:
+            return hit[2]
         why = self._combat_end_reason(cb, bf)
-        self._end_reason = (cb, bf, version, cb.end_condition, why)
+        memo["end_reason"] = (cb, cb.end_condition, why)
         return why
-
-    _end_reason: tuple[Any, ...] | None = None
 
     def _combat_end_reason(self, cb: _Combat, bf: Battlefield) -> tuple[str, str] | None:
         enemies = cb.enemies
@@ -1475,19 +1467,13 @@ class CombatMixin(ChecksMixin):
         chars = self.t.chars
         x = chars[cid]
         key = (heads.get(cid), heads.get("battlefield"))
-        hit = self._char_views.get(cid)
+        views = self.kept("char_views")
+        hit = views.get(cid)
         if hit is not None and hit[0] is x and hit[1] is self.t.battlefield and hit[2] == key:
             return hit[3]
         v = self._make_char_view(cid)
-        self._char_views[cid] = (x, self.t.battlefield, key, v)
+        views[cid] = (x, self.t.battlefield, key, v)
         return v
-
-    @property
-    def _char_views(self) -> dict[str, tuple[Any, ...]]:
-        cv = self.__dict__.get("_char_views_d")
-        if cv is None:
-            cv = self.__dict__["_char_views_d"] = {}
-        return cv
 
     def _make_char_view(self, cid: str) -> dict[str, Any]:
         x = self.t.chars[cid]
