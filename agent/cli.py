@@ -24,12 +24,25 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table as RichTable
 
-from engine.core.events import AnswerEvent, CheckEvent, EndEvent, InfoEvent, NarrationEvent, PhaseEvent, read_log
+from engine.core.events import (
+    AnswerEvent,
+    CheckEvent,
+    CheckRoll,
+    EndEvent,
+    InfoEvent,
+    NarrationEvent,
+    PhaseEvent,
+    RevealEvent,
+    RulingEvent,
+    VoidEvent,
+    read_log,
+)
 from engine.core.machine import diagram
 from engine.core.registry import get_system, systems
 from engine.core.replay import brief_outcome, render_transcript, resume, verify
 from engine.core.scenario import format_validation_error, load_scenario, scenario_json_schema
 from engine.core.session import Session
+from engine.core.visibility import seen_by
 
 from .base import Agent
 from .human import HumanAgent, QuitAndSave
@@ -146,46 +159,35 @@ def _config_value(text: str) -> Any:
     return value if isinstance(value, (int, float, list, dict)) and not isinstance(value, bool) else text
 
 
-#: info topics that name things only the GM knows (scenes the players never see)
-_GM_ONLY_TOPICS = frozenset({"scene_skipped"})
+#: the words of a check roll's result (``CheckRoll.result``) on the terminal
+_RESULT_JA = {"critical": "クリティカル", "fumble": "ファンブル", "abandoned": "放棄", "auto_success": "自動成功",
+              "auto_failure": "自動失敗"}
 
 
-def _roll_text(r: Mapping[str, Any]) -> str:
-    faces = r.get("faces") or []
-    bits = [f"{r.get('pool', len(faces))}D [{' '.join(map(str, faces))}] → 達成値 {r.get('ach', 0)}"]
-    target = r.get("target", r.get("threshold"))
-    if target is not None:
-        bits.append(f"/ 目標 {target}")
-    if r.get("crit"):
-        bits.append("クリティカル")
-    if r.get("fumble"):
-        bits.append("ファンブル")
-    if r.get("abandoned"):
-        bits.append("放棄")
-    bits.append("成功" if r.get("success") else "失敗")
-    for key, label in (("kagaribi", "燎"), ("luck", "運")):
-        if r.get(key):
-            bits.append(f"{label}:{r[key]}" if isinstance(r[key], str) else label)
+def _roll_text(r: CheckRoll) -> str:
+    bits = [f"{r.pool}D [{' '.join(map(str, r.faces))}]" + (f" → 達成値 {r.ach}" if r.ach is not None else "")]
+    if r.target is not None:
+        bits.append(f"/ 目標 {r.target}")
+    if r.result in _RESULT_JA:
+        bits.append(_RESULT_JA[r.result])
+    if r.success is not None:
+        bits.append("成功" if r.success else "失敗")
     return " ".join(bits)
 
 
 def check_lines(e: CheckEvent, name: Callable[[str], str] = str) -> list[str]:
-    """One line per roller of a check event, for the terminal (label, roller, pool, faces, achievement, result).
-    ``name`` turns a roller's id into its display name; the only roller's name is not repeated when the label
-    already shows it (with several rollers every line names its own)."""
-    d = e.data
-    label = str(d.get("label") or e.check)
+    """One line per roll of a check event, for the terminal (label, roller, pool, faces, achievement, result),
+    read from the check's typed fields. ``name`` turns a roller's id into its display name; the only roller's name
+    is not repeated when the label already shows it (with several rollers every line names its own)."""
+    label = e.label or e.check
 
-    def who(r: Mapping[str, Any], alone: bool) -> str:
-        n = name(str(r.get("who", "")))
+    def who(r: CheckRoll, alone: bool) -> str:
+        n = name(r.who)
         return "" if not n or (alone and n in label) else f"{n} "
 
-    if isinstance(d.get("rollers"), list):  # ブラッドベリー: one event for every roller of a judge
-        rollers = [r for r in d["rollers"] if isinstance(r, Mapping)]
-        return [f"{label}: {who(r, len(rollers) == 1)}{_roll_text(r)}" for r in rollers]
-    if "faces" in d or "pool" in d:
-        return [f"{label}: {who(d, True)}{_roll_text(d)}"]
-    return [label]
+    if e.rolls:
+        return [f"{label}: {who(r, len(e.rolls) == 1)}{_roll_text(r)}" for r in e.rolls]
+    return [label + (f": {e.result}" if e.result and e.result not in label else "")]
 
 
 def _names(session: Session) -> Callable[[str], str]:
@@ -202,11 +204,25 @@ def _names(session: Session) -> Callable[[str], str]:
     return name
 
 
-def _printer(console: Console, session: Session | None = None) -> Callable[[Sequence[BaseModel]], None]:
+def _printer(console: Console, session: Session | None = None,
+             viewers: Callable[[], Sequence[str]] | None = None) -> Callable[[Sequence[BaseModel]], None]:
+    """The live story as the human seats see it (``viewers``: their actors; none seated → the GM's full view).
+    What each seat may see is the engine's call (``engine.core.visibility.seen_by``)."""
     name = _names(session) if session is not None else str
 
+    def seen(e: BaseModel) -> BaseModel | None:
+        who = list(viewers()) if viewers is not None else []
+        for actor in who or ["gm"]:
+            x = seen_by(e, actor)
+            if x is not None:
+                return x
+        return None
+
     def show(events: Sequence[BaseModel]) -> None:
-        for e in events:
+        for raw in events:
+            e = seen(raw)
+            if e is None:
+                continue
             if isinstance(e, NarrationEvent):
                 console.print(f"[bold]{escape(e.actor)}[/]: {escape(e.text)}")
             elif isinstance(e, AnswerEvent):
@@ -215,15 +231,34 @@ def _printer(console: Console, session: Session | None = None) -> Callable[[Sequ
                     console.print(f"[bold]{escape(e.actor)}[/]: {escape(spoken)}")
             elif isinstance(e, InfoEvent) and e.topic == "fallback":
                 console.print(f"[dim]({escape(e.text)})[/]")
-            elif isinstance(e, InfoEvent) and e.topic not in _GM_ONLY_TOPICS:
+            elif isinstance(e, InfoEvent):
                 console.print(f"[cyan]▶ {escape(e.text)}[/]")
             elif isinstance(e, CheckEvent):
                 for line in check_lines(e, name):
                     console.print(f"[dim]🎲 {escape(line)}[/]")
+            elif isinstance(e, VoidEvent):
+                console.print(f"[dim]🎲 （判定 {escape(e.check)} は無かったことになった: {escape(e.reason)}）[/]")
+            elif isinstance(e, RulingEvent):
+                verdict = "承認" if e.verdict == "approve" else "却下"
+                why = f"（{e.text or e.reason}）" if e.verdict == "reject" and (e.text or e.reason) else ""
+                console.print(f"[magenta]⚖ {escape(e.subject)}: {verdict}{escape(why)}[/]")
+            elif isinstance(e, RevealEvent):
+                console.print("[cyan]▶ 公開: " + escape("、".join(f"{name(a)} {e.labels.get(a, '')}".strip()
+                                                                 for a in e.answers)) + "[/]")
             elif isinstance(e, PhaseEvent):
                 console.rule(f"[dim]{escape(e.machine)}: {escape(e.dst)}[/]", style="dim")
 
     return show
+
+
+def _watch(table: Table, console: Console) -> None:
+    """Show the table's story as its human seats see it (all of it when nobody human sits at the table)."""
+    session = table.session
+
+    def humans() -> list[str]:
+        return [a for a in session.game.actors() if table.policy_for(a) == "human"]
+
+    table.observer = _printer(console, session, humans)
 
 
 def _factory(seed: int, console: Console, llm: _LLMSeats | None = None) -> AgentFactory:
@@ -412,7 +447,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 def _play(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     scenario = load_scenario(args.scenario)
     seed = args.seed if args.seed is not None else secrets.randbelow(1_000_000)
-    seats = SeatSpec.parse(args.seat) if args.seat else SeatSpec.default()
+    # the seats given override only the actors they name: the first PC stays human unless a seat names it
+    seats = SeatSpec.parse([f"{who}={pol}" for who, pol in SeatSpec.default().entries] + list(args.seat or []))
     config = _parse_config(args.config or [])
     options: dict[str, Any] = {"create_pcs": True} if args.create else {}
     if getattr(args, "campaign", None):
@@ -448,7 +484,9 @@ def _play(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         )
     if not args.quiet:
         console.print(f"[bold]{escape(str(getattr(scenario.model, 'title', scenario.id)))}[/] — seed {seed}, seats {escape(str(seats))}, log {escape(str(log))}")
-    table = Table(session, seats, _factory(seed, console, llm), observer=None if args.quiet else _printer(console, session))
+    table = Table(session, seats, _factory(seed, console, llm))
+    if not args.quiet:
+        _watch(table, console)
     return _run_table(session, table, log, args.quiet, console, llm)
 
 
@@ -467,14 +505,17 @@ def _resume(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         return 0
     seats = SeatSpec.from_header(session.seats)
     llm = _llm_seats(args, seats, _scenario_language(session.scenario), stack)
-    table = Table(session, seats, _factory(session.seed, console, llm), observer=None if args.quiet else _printer(console, session))
+    table = Table(session, seats, _factory(session.seed, console, llm))
+    if not args.quiet:
+        _watch(table, console)
     table.mark_seen()
     if not args.quiet:
         d = session.pending
         assert d is not None
         console.print(f"resumed {escape(str(args.log))} at decision #{d.seq} ({escape(d.kind)} for {escape(d.actor)}), seats {escape(str(seats))}")
-        recap = [e for e in session.events if isinstance(e, NarrationEvent)][-3:]
-        _printer(console, session)(recap)
+        recap = [e for e in session.events if isinstance(e, NarrationEvent)][-6:]
+        if table.observer is not None:
+            table.observer(recap)
     return _run_table(session, table, args.log, args.quiet, console, llm)
 
 
@@ -484,7 +525,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if not args.output and not args.format:
             return 0
     events, truncated = read_log(args.log)
-    text = render_transcript(events, args.format or "md")
+    text = render_transcript(events, args.format or "md", seat=args.seat)
     _write_or_print(text, args.output)
     if truncated or not isinstance(events[-1], EndEvent):
         print(f"note: {args.log} is unfinished; resume it with `trpg resume {args.log}`", file=sys.stderr)
@@ -519,7 +560,8 @@ def cmd_new_character(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else secrets.randbelow(1_000_000)
     session: Session = make(seed=seed)
     console = _out()
-    table = Table(session, SeatSpec.parse(["all=scripted", "pcs=human"]), _factory(seed, console), observer=_printer(console, session))
+    table = Table(session, SeatSpec.parse(["all=scripted", "pcs=human"]), _factory(seed, console))
+    _watch(table, console)
     try:
         outcome = table.run()
     except QuitAndSave:
@@ -792,6 +834,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("log", metavar="LOG")
     s.add_argument("--verify", action="store_true", help="re-run the session and compare every event")
     s.add_argument("--format", choices=("md", "html"))
+    s.add_argument("--seat", metavar="ACTOR", help="only what this seat saw (an actor id, or gm); default: everything")
     s.add_argument("-o", "--output", metavar="FILE")
     s.set_defaults(func=cmd_replay)
 

@@ -33,14 +33,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.core.decision import Answer, Decision, IllegalAnswer
-from engine.core.events import InfoEvent, ModelCallEvent
-from engine.core.replay import FALLBACK_TOPIC
+from engine.core.events import ModelCallEvent
 
 from .models.base import Model, ModelError, ModelReply, ModelRequest, OutputMode
 from .prompting import PromptLibrary, RenderedPrompt, approx_tokens, build_prompt, default_library
+from .table import GiveUp
 
 if TYPE_CHECKING:
-    from engine.core.session import Session
+    from engine.core.seat import SeatView
 
 __all__ = [
     "LLMAgent",
@@ -58,16 +58,12 @@ __all__ = [
 
 #: longest "say" text (speech / narration) a model may attach to an answer
 SAY_MAX = 300
-#: decisions on which a PC, NPC or curse declares something aloud (a GM always may speak)
-_DECLARATIONS = frozenset({"pc.declare", "pc.cf_action", "curse.action", "bs.relation", "bs.proposal", "rc.declare",
-                           # 夜狩り人: a PC's or enemy's combat action, a social check
-                           "cb.major", "pc.social"})
 _REASK_TEMPLATE = "common/reask.md.j2"
 _CHOICE_ALIASES = ("choice", "answer", "option", "id", "option_id")
 
 
 @dataclass(frozen=True, slots=True)
-class PolicyAnswer(Answer):
+class PolicyAnswer(Answer):  # noqa: D101
     """An answer that names the policy that produced it: the table logs ``policy`` instead of the agent's name
     (the scripted policy's answer after an LLM fallback is logged as ``scripted``)."""
 
@@ -75,9 +71,10 @@ class PolicyAnswer(Answer):
 
 
 # -- the reply schema ------------------------------------------------------------------------------------------------
-def speaks(decision: Decision, role: str) -> bool:
-    """Whether the reply may carry ``say``: the GM always; others on declarations or when the decision asks."""
-    return role == "gm" or decision.speech or decision.kind in _DECLARATIONS
+def speaks(decision: Decision, role: str, spec: Any = None) -> bool:
+    """Whether the reply may carry ``say``: the GM always; others when the decision asks for speech or the system's
+    decision table expects it (``DecisionSpec.speech``: a declaration)."""
+    return role == "gm" or decision.speech or bool(getattr(spec, "speech", False))
 
 
 _ALTERNATION = re.compile(r"^\^?\(?((?:[A-Za-z0-9_\-]+\|)+[A-Za-z0-9_\-]+)\)?\$?$")
@@ -297,18 +294,15 @@ def parse_reply(text: str | None, decision: Decision, *, say: bool) -> ParsedRep
 RoleOf = Callable[[str], str | None] | Mapping[str, str]
 
 
-def role_for(decision: Decision, session: Session, role_of: RoleOf | None = None) -> str:
-    """The template role of the deciding actor: gm, pc, npc or curse (a formed curse is an NPC to the engine)."""
+def role_for(view: SeatView, role_of: RoleOf | None = None) -> str:
+    """The template role of the deciding actor: ``role_of``'s answer if any, else the engine's prompt role for the
+    seat (gm, pc, npc, or one a system adds, such as ブラッドベリー's curse)."""
+    actor = view.decision.actor
     if role_of is not None:
-        given = role_of.get(decision.actor) if isinstance(role_of, Mapping) else role_of(decision.actor)
+        given = role_of.get(actor) if isinstance(role_of, Mapping) else role_of(actor)
         if given:
             return given
-    role = session.actor_role(decision.actor)
-    if role == "npc":
-        me = decision.observation.get("me") or {}
-        if isinstance(me, Mapping) and me.get("kind") == "curse":
-            return "curse"
-    return role if role in ("gm", "pc", "npc") else "npc"
+    return view.prompt_role
 
 
 # -- the circuit breaker -------------------------------------------------------------------------------------------
@@ -354,17 +348,18 @@ class CircuitBreaker:
 class _Exchange:
     """One decision's conversation with the model: first ask, re-asks, verdict. Shared by act and act_async."""
 
-    def __init__(self, agent: LLMAgent, decision: Decision, session: Session):
+    def __init__(self, agent: LLMAgent, view: SeatView):
         self.agent = agent
-        self.decision = decision
-        self.session = session
-        self.role = role_for(decision, session, agent.role_of)
-        self.say = speaks(decision, self.role)
+        self.view = view
+        self.decision = decision = view.decision
+        self.role = role_for(view, agent.role_of)
+        self.say = speaks(decision, self.role, view.spec)
         self.schema = reply_schema(decision, say=self.say)
         self.prompt: RenderedPrompt = build_prompt(
-            decision, session.events, system=session.system.id, role=self.role, schema=self.schema, speaks=self.say,
+            decision, view.transcript(), system=view.system.id, role=self.role, schema=self.schema, speaks=self.say,
             language=agent.language, budget_tokens=agent.budget_tokens, library=agent.library,
             max_prompt_tokens=agent.max_prompt_tokens, count_tokens=agent.count_tokens,
+            compact_observation=getattr(view.system, "compact_observation", None),
         )
         self.messages: list[dict[str, str]] = list(self.prompt.messages)
         self.templates = dict(self.prompt.templates)
@@ -379,7 +374,7 @@ class _Exchange:
         name = re.sub(r"[^A-Za-z0-9_-]", "_", self.decision.kind) or "answer"
         return ModelRequest(messages=[dict(m) for m in self.messages], schema=self.schema, schema_name=name,
                             mode=self.agent.mode, temperature=self.agent.temperature, max_tokens=self.agent.max_tokens,
-                            seed=self.session.seed)
+                            seed=self.view.seed)
 
     def _record(self, request: ModelRequest, reply: ModelReply | None, parsed: Any, error: str | None,
                 retries: int = 0) -> None:
@@ -417,15 +412,15 @@ class _Exchange:
             "reask_index": self.index,
             "error": error,
         }
-        self.session.record(ModelCallEvent(seq=self.decision.seq, actor=self.decision.actor, kind=self.decision.kind,
-                                           data=_jsonable(data)))
+        self.view.note(ModelCallEvent(seq=self.decision.seq, actor=self.decision.actor, kind=self.decision.kind,
+                                      data=_jsonable(data)))
 
     def failed(self, request: ModelRequest, error: ModelError) -> None:
         """The model failed (transport, refused request, unreadable response): log the call, warn once per session,
         fall back at once."""
         self.agent.errors += 1
         self._record(request, None, None, f"{error.kind}: {error}", retries=error.retries)
-        self.agent._warn_failure(self.session, error)
+        self.agent._warn_failure(self.view, error)
         if error.kind == "transport" and self.agent.breaker is not None and self.agent.breaker.failure():
             self.agent._warn_open(error)
         self.reason = "transport" if error.kind == "transport" else "model_error"
@@ -467,7 +462,7 @@ class _Exchange:
         a.asked += 1
         if self.answer is not None:
             return self.answer
-        return a._fall_back(self.decision, self.session, self.reason or "invalid", self.last_problem, self.index + 1)
+        return a._fall_back(self.view, self.reason or "invalid", self.last_problem, self.index + 1)
 
 
 def _jsonable(value: Any) -> Any:
@@ -548,42 +543,48 @@ class LLMAgent:
         self._warned: weakref.WeakSet[Any] = weakref.WeakSet()
 
     # -- answering -------------------------------------------------------------------------------------------------
-    def _without_call(self, decision: Decision, session: Session) -> Any:
+    def _without_call(self, view: SeatView) -> Any:
         """The answer when no call is due (forced, delegated reaction, open circuit), else None."""
+        decision = view.decision
         if decision.options is not None and len(decision.options) == 1 and decision.pick is None \
-                and decision.payload_model is None and not speaks(decision, role_for(decision, session, self.role_of)):
+                and decision.payload_model is None and not decision.notes \
+                and not speaks(decision, role_for(view, self.role_of), view.spec):
             self.decisions += 1
             self.forced += 1
-            return PolicyAnswer(choice=decision.options[0].id, policy="forced")
+            return PolicyAnswer(choice=decision.option_ids[0], policy="forced")
         if self.reactions == "scripted":
-            kinds: Collection[str] = self.reaction_kinds if self.reaction_kinds is not None \
-                else getattr(session.system, "reaction_kinds", frozenset())
-            if decision.kind in kinds:
+            if self.reaction_kinds is not None:
+                reaction = decision.kind in self.reaction_kinds
+            else:
+                reaction = bool(getattr(view.spec, "reaction", False)) \
+                    or decision.kind in getattr(view.system, "reaction_kinds", frozenset())
+            if reaction:
                 self.decisions += 1
                 self.delegated += 1
-                return self._delegate(decision, session)
+                return self._delegate(view)
         if self.breaker is not None and not self.breaker.allows():
             self.decisions += 1
             self.asked += 1
             self.short_circuited += 1
-            return self._fall_back(decision, session, "circuit_open",
-                                   f"{self.breaker.failures} consecutive transport failures", 0)
+            return self._fall_back(view, "circuit_open", f"{self.breaker.failures} consecutive transport failures", 0)
         return None
 
-    def _delegate(self, decision: Decision, session: Session) -> Any:
-        raw = self.fallback.act(decision, session)
+    def _delegate(self, view: SeatView) -> Any:
+        """The scripted policy's answer, named as such (the table judges it like any other)."""
+        raw = self.fallback.act(view)
         policy = str(getattr(self.fallback, "name", "scripted"))
         try:
-            ans = decision.check(raw)
+            ans = view.decision.check(raw)
         except IllegalAnswer:
             return raw
-        return PolicyAnswer(choice=ans.choice, choices=ans.choices, payload=ans.payload, text=ans.text, policy=policy)
+        return PolicyAnswer(choice=ans.choice, choices=ans.choices, payload=ans.payload, text=ans.text, note=ans.note,
+                            policy=policy)
 
-    def act(self, decision: Decision, session: Session) -> Any:
-        pre = self._without_call(decision, session)
+    def act(self, view: SeatView) -> Any:
+        pre = self._without_call(view)
         if pre is not None:
             return pre
-        ex = _Exchange(self, decision, session)
+        ex = _Exchange(self, view)
         while (req := ex.request()) is not None:
             try:
                 reply = self.model.generate(req)
@@ -593,11 +594,11 @@ class LLMAgent:
                 ex.got(req, reply)
         return ex.result()
 
-    async def act_async(self, decision: Decision, session: Session) -> Any:
-        pre = self._without_call(decision, session)
+    async def act_async(self, view: SeatView) -> Any:
+        pre = self._without_call(view)
         if pre is not None:
             return pre
-        ex = _Exchange(self, decision, session)
+        ex = _Exchange(self, view)
         while (req := ex.request()) is not None:
             try:
                 reply = await self.model.agenerate(req)
@@ -611,19 +612,15 @@ class LLMAgent:
         """The table's hook; answers are checked before they leave the agent, so this only counts."""
         self.illegal += 1
 
-    def _fall_back(self, decision: Decision, session: Session, reason: str, problem: str, asked: int) -> Any:
+    def _fall_back(self, view: SeatView, reason: str, problem: str, asked: int) -> GiveUp:
+        """No answer from the model: the table logs the notice and lets the scripted policy answer."""
         self.fallbacks += 1
         why = {"transport": "could not reach the model", "model_error": "got an error from the model",
                "circuit_open": "is not calling the model (circuit open after repeated transport failures)",
                "illegal": f"answered illegally {asked} times",
                "invalid": f"gave no readable answer {asked} times"}.get(reason, reason)
-        session.record(InfoEvent(
-            topic=FALLBACK_TOPIC,
-            text=f"{self.name} {why} for {decision.kind}; the scripted policy answers",
-            data={"seq": decision.seq, "actor": decision.actor, "policy": self.name, "reason": reason, "error": problem},
-        ))
-        # an illegal scripted answer is returned as is: the table refuses it and deals with it as with any other
-        return self._delegate(decision, session)
+        return GiveUp(f"{self.name} {why} for {view.decision.kind}; the scripted policy answers",
+                      {"reason": reason, "error": problem})
 
     def _warn_open(self, error: ModelError) -> None:
         b = self.breaker
@@ -632,10 +629,10 @@ class LLMAgent:
         print(f"LLM at {where}: {b.failures} transport failures in a row; scripted answers for the next "
               f"{b.cooldown:.0f} s, then one call tries again", file=sys.stderr)
 
-    def _warn_failure(self, session: Session, error: ModelError) -> None:
-        if session in self._warned:
+    def _warn_failure(self, view: SeatView, error: ModelError) -> None:
+        if view.key in self._warned:
             return
-        self._warned.add(session)
+        self._warned.add(view.key)
         where = self.base_url or self.model.name
         if error.kind == "transport":
             print(f"LLM unreachable at {where}: falling back to scripted answers ({error})", file=sys.stderr)

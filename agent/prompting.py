@@ -8,9 +8,8 @@ template sources it used; the LLM agent writes both into each logged model call 
 
 What goes in (and nothing else): the actor's observation (``decision.observation``, already filtered by the
 engine), the decision (kind, rule, prompt, options, bounds, payload schema, context), the rules summary, the
-scenario's public setting, and the recent transcript that this actor could have seen, cut to a token budget. The
-transcript filter mirrors the observation rules: narration and public events for everyone, an actor's own answers,
-other actors' spoken lines, never another actor's private data; the GM sees everything.
+scenario's public setting, and the recent transcript of the seat, cut to a token budget. The transcript is the
+engine's (``SeatView.transcript``, ``engine.core.visibility``): this module only renders it and filters nothing.
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,8 +26,9 @@ import jinja2
 import jinja2.meta
 from pydantic import BaseModel
 
-from engine.core.decision import Decision, plain
-from engine.core.events import AnswerEvent, CheckEvent, InfoEvent, NarrationEvent, StateEvent
+from engine.core.compact import compact_view
+from engine.core.decision import Decision, shown_context
+from engine.core.events import AnswerEvent, CheckEvent, InfoEvent, NarrationEvent, RevealEvent, RulingEvent, StateEvent
 from engine.resources import resource_dir
 
 __all__ = [
@@ -51,18 +50,6 @@ ROLES = ("gm", "npc", "curse", "pc")
 LANGUAGES = ("ja", "en")
 _LINE_MAX = 600  # characters of one transcript line (a long scene text is cut, the newest lines matter most)
 _AGENT_TOPICS = frozenset({"fallback"})  # the table's own notices are not part of the fiction
-_GM_ONLY_TOPICS = frozenset({"scene_skipped"})  # names scenes the players never saw
-#: another character's fields that its snapshot shows to everyone (engine/systems/bloodberry/state.py Char.snap,
-#: engine/systems/yogaribito/state.py Character.snap)
-_PUBLIC_CHAR_FIELDS = frozenset({
-    "passion", "grace", "maturity", "doubt", "malice", "anxiety", "abilities", "willpower", "status", "skill", "sheet",
-    "has_key", "foam_bonus", "no_relation_until", "absent_sessions", "hosted_by",
-    # 夜狩り人
-    "mind", "tech", "body", "life", "soul", "luck", "wealth", "kagaribi", "bullets", "base", "items", "feats",
-    "statuses", "awakened", "incapacitated", "dead", "doomed", "flying", "legs_broken", "blockading", "psychic_focus",
-    "in_scene", "delaying", "slots_usable", "sealed_item",
-})
-_PUBLIC_TABLE_PATHS = frozenset({"clock", "clues", "camp"})
 
 
 class PromptError(RuntimeError):
@@ -133,7 +120,7 @@ class PromptLibrary:
         return f"{system}/{role}.md.j2"
 
     def text(self, template_id: str) -> tuple[str, str]:
-        """A plain (non-template) file such as ``bloodberry/rules.md``: (text, sha256)."""
+        """A plain (non-template) file such as ``<system>/rules.md``: (text, sha256)."""
         if template_id not in self._texts:
             p = self.root / template_id
             try:
@@ -220,6 +207,7 @@ def decision_fields(decision: Decision, schema: Mapping[str, Any] | None = None)
         shape = "many"
     else:
         shape = "one"
+    shown = shown_context(decision.context)  # without what the observation says already
     payload_schema = (schema or {}).get("properties", {}).get("payload") if schema else None
     if payload_schema is None and decision.payload_model is not None:
         payload_schema = decision.payload_schema()
@@ -233,8 +221,8 @@ def decision_fields(decision: Decision, schema: Mapping[str, Any] | None = None)
         "options": [{"id": o.id, "label": o.label} for o in decision.options or ()],
         "pick": list(decision.pick) if decision.pick is not None else None,
         "payload_schema_json": _j(payload_schema) if payload_schema is not None else "",
-        "context": plain(decision.context),
-        "context_json": _j(plain(decision.context)) if decision.context else "",
+        "context": shown,
+        "context_json": _j(shown) if shown else "",
         "speech": decision.speech,
     }
 
@@ -242,31 +230,17 @@ def decision_fields(decision: Decision, schema: Mapping[str, Any] | None = None)
 # -- the transcript ------------------------------------------------------------------------------------------------
 _WORDS = {
     "ja": {"check": "判定", "success": "成功", "failure": "失敗", "ach": "達成値", "you": "あなた", "said": "発言",
-           "declare": "宣言", "chose": "選択"},
+           "declare": "宣言", "chose": "選択", "ruling": "裁定", "approve": "承認", "reject": "却下",
+           "reveal": "公開", "whisper": "あなたにだけ"},
     "en": {"check": "check", "success": "success", "failure": "failure", "ach": "achievement", "you": "you",
-           "said": "says", "declare": "declares", "chose": "chose"},
+           "said": "says", "declare": "declares", "chose": "chose", "ruling": "ruling", "approve": "approved",
+           "reject": "refused", "reveal": "revealed", "whisper": "to you only"},
 }
 
 
 def _cut(text: str, limit: int = _LINE_MAX) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _state_visible(path: str, actor: str, kinds: Mapping[str, str]) -> bool:
-    """Whether a non-GM ``actor`` may see a state change (mirrors ``observation``: whitelist, unknown = hidden)."""
-    head, _, rest = path.partition(".")
-    if head in _PUBLIC_TABLE_PATHS:
-        return True
-    if head == "relation":
-        pair = rest.split(".", 1)[0].split("|")
-        return actor in pair or (len(pair) == 2 and all(kinds.get(p) == "pc" for p in pair))
-    if head in kinds:
-        if head == actor:
-            return True
-        field_name = re.split(r"[.\[]", rest, maxsplit=1)[0]
-        return field_name in _PUBLIC_CHAR_FIELDS
-    return False  # flags, 破魔 bookkeeping and anything new: GM only until someone decides otherwise
 
 
 def _answer_summary(ev: AnswerEvent) -> str:
@@ -280,40 +254,50 @@ def _answer_summary(ev: AnswerEvent) -> str:
     return str(a.get("choice", ""))
 
 
-def _line(ev: BaseModel, actor: str, gm: bool, names: Mapping[str, str], kinds: Mapping[str, str], w: Mapping[str, str]) -> str | None:
+def _line(ev: BaseModel, actor: str, names: Mapping[str, str], w: Mapping[str, str]) -> str | None:
+    """One transcript line of an event the seat may see (the engine already chose which)."""
     def name(who: str) -> str:
         return "GM" if who == "gm" else names.get(who, who)
 
     if isinstance(ev, NarrationEvent):
         if ev.source in ("player", "declare"):
             return f"{name(ev.actor)}（{w['declare']}）: {_cut(ev.text)}"
+        if ev.to is not None and actor != "gm":
+            return f"{name(ev.actor)}（{w['whisper']}）: {_cut(ev.text)}"
         return f"{name(ev.actor)}: {_cut(ev.text)}"
     if isinstance(ev, AnswerEvent):
         spoken = ev.answer.get("text")
         said = f"「{_cut(spoken, 300)}」" if isinstance(spoken, str) and spoken else ""
-        if gm or ev.actor == actor:
-            who = w["you"] if ev.actor == actor else name(ev.actor)
-            return f"[{ev.kind}] {who} {w['chose']}: {_cut(_answer_summary(ev), 200)}" + (f" {said}" if said else "")
-        return f"{name(ev.actor)} {w['said']}: {said}" if said else None
+        if not (set(ev.answer) - {"text"}):  # only what was said aloud reached this seat
+            return f"{name(ev.actor)} {w['said']}: {said}" if said else None
+        who = w["you"] if ev.actor == actor else name(ev.actor)
+        note = ev.answer.get("note")
+        extra = f"（{_cut(note, 200)}）" if isinstance(note, str) and note else ""
+        return f"[{ev.kind}] {who} {w['chose']}: {_cut(_answer_summary(ev), 200)}{extra}" + (f" {said}" if said else "")
     if isinstance(ev, StateEvent):
-        if not gm and not _state_visible(ev.path, actor, kinds):
-            return None
         return f"[state] {ev.path}: {_cut(_j(ev.old), 120)} → {_cut(_j(ev.new), 120)}"
     if isinstance(ev, CheckEvent):
-        rollers = ev.data.get("rollers") or []
         parts = []
-        for r in rollers if isinstance(rollers, list) else []:
-            if not isinstance(r, Mapping):
-                continue
-            thr = r.get("threshold")
-            res = w["success"] if r.get("success") else w["failure"]
-            parts.append(f"{name(str(r.get('who', '?')))} {w['ach']} {r.get('ach', '?')}" + (f"/{thr}" if thr is not None else "") + f" {res}")
-        return f"[{w['check']}] {_cut(str(ev.data.get('label', ev.check)), 120)}: " + "; ".join(parts)
+        for r in ev.rolls:
+            res = w["success"] if r.success else w["failure"]
+            ach = "?" if r.ach is None else r.ach
+            parts.append(f"{name(r.who)} {w['ach']} {ach}" + (f"/{r.target}" if r.target is not None else "")
+                         + (f" {res}" if r.success is not None else ""))
+        if not parts and ev.result:
+            parts.append(ev.result)
+        return f"[{w['check']}] {_cut(ev.label or ev.check, 120)}" + (": " + "; ".join(parts) if parts else "")
+    if isinstance(ev, RulingEvent):
+        verdict = w["approve"] if ev.verdict == "approve" else w["reject"]
+        why = f"（{ev.text or ev.reason}）" if ev.verdict == "reject" and (ev.text or ev.reason) else ""
+        return f"[{w['ruling']}] {name(ev.by)}: {_cut(ev.subject, 120)} → {verdict}{why}"
+    if isinstance(ev, RevealEvent):
+        shown = "; ".join(f"{name(a)}: {ev.labels.get(a) or _j(x)}" for a, x in ev.answers.items())
+        return f"[{w['reveal']}] {ev.kind}: {_cut(shown, 300)}"
     if isinstance(ev, InfoEvent):
-        if ev.topic in _AGENT_TOPICS or (not gm and ev.topic in _GM_ONLY_TOPICS):
+        if ev.topic in _AGENT_TOPICS:
             return None
         return f"[{ev.topic}] {_cut(ev.text)}"
-    return None  # rolls (summed up by checks), decisions, phases, model calls, header, end
+    return None  # rolls (summed up by checks), decisions, phases, model calls, header, end, voids
 
 
 def recent_transcript(
@@ -325,13 +309,11 @@ def recent_transcript(
     language: str = "ja",
     count_tokens: Callable[[str], int] | None = None,
 ) -> list[str]:
-    """The newest transcript lines ``actor`` could have seen, oldest first, within ``budget_tokens`` (counted with
-    ``count_tokens``, default ``approx_tokens``)."""
+    """The newest lines of the seat's transcript ``events`` (already what ``actor`` may see), oldest first, within
+    ``budget_tokens`` (counted with ``count_tokens``, default ``approx_tokens``)."""
     count = count_tokens or approx_tokens
-    gm = actor == "gm"
     chars = observation.get("characters") or {}
     names = {cid: str(c.get("name", cid)) for cid, c in chars.items()} if isinstance(chars, Mapping) else {}
-    kinds = {cid: str(c.get("kind", "")) for cid, c in chars.items()} if isinstance(chars, Mapping) else {}
     w = _WORDS.get(language, _WORDS["en"])
     scenario = observation.get("scenario") or {}
     setting = scenario.get("setting") if isinstance(scenario, Mapping) else None
@@ -340,7 +322,7 @@ def recent_transcript(
     for ev in reversed(events):
         if setting and isinstance(ev, NarrationEvent) and ev.text == setting:
             continue  # the setting is in the system message already
-        line = _line(ev, actor, gm, names, kinds, w)
+        line = _line(ev, actor, names, w)
         if line is None:
             continue
         cost = count(line) + 1  # the line break and list marker
@@ -382,65 +364,12 @@ def _observation_fields(obs: Mapping[str, Any]) -> dict[str, Any]:
 _COMPACT_CUT = {"setting": 200, "summary": 150, "gm_notes": 500, "scene_secret": 150}
 
 
-def _short_name(name: Any) -> str:
-    """七瀬 葵（ななせ あおい） -> 七瀬 葵: the reading adds nothing for a model."""
-    return str(name).split("（", 1)[0].split("(", 1)[0].strip() or str(name)
+def _generic_compact(obs: Mapping[str, Any]) -> dict[str, Any]:
+    """A lean observation for a system that declares none (``SystemInfo.compact_observation``)."""
+    def character(c: Mapping[str, Any], mine: bool) -> Any:
+        return dict(c) if mine else {k: c[k] for k in ("name", "status") if k in c}
 
-
-def _compact_observation(obs: Mapping[str, Any]) -> dict[str, Any]:
-    """The observation without long texts and bookkeeping, for small context windows."""
-    def char(c: Any, mine: bool) -> Any:
-        if not isinstance(c, Mapping):
-            return c
-        if "current" in c:  # 夜狩り人: values current/base, statuses and what is true of the character
-            cur, base = c.get("current") or {}, c.get("base") or {}
-            out_y: dict[str, Any] = {"name": _short_name(c.get("name", "")), "side": c.get("side")}
-            out_y["values"] = {k: (f"{v}/{base[k]}" if k in ("life", "soul") and k in base else v)
-                               for k, v in cur.items()}
-            if c.get("statuses"):
-                out_y["statuses"] = list(c["statuses"])
-            flags = [k for k in ("dead", "incapacitated", "awakened", "flying", "legs_broken") if c.get(k)]
-            if flags:
-                out_y["flags"] = flags
-            if mine:
-                out_y["class"] = [c.get("main_class"), c.get("sub_class")]
-                out_y["feats"] = list(c.get("feats") or [])
-                out_y["items"] = [i.get("item") if isinstance(i, Mapping) else i for i in c.get("items") or []]
-            return out_y
-        out: dict[str, Any] = {"name": _short_name(c.get("name", "")), "status": c.get("status"),
-                               "abilities": c.get("abilities")}
-        if c.get("kind") == "curse":
-            out["kind"] = "curse"
-        if mine:
-            out.update({k: c[k] for k in ("willpower", "skills", "emotions") if k in c})
-            out["victory"] = [v.get("text") for v in c.get("victory") or [] if isinstance(v, Mapping)]
-            if c.get("profile"):
-                out["profile"] = _cut(str(c["profile"]), 120)
-        return out
-
-    out: dict[str, Any] = {k: v for k, v in obs.items() if k in ("scenario", "phase", "camp_strength")}
-    bf = obs.get("battlefield")
-    if isinstance(bf, Mapping):
-        out["battlefield"] = {k: bf[k] for k in ("engagements", "round", "order") if k in bf}
-    gm_part = obs.get("gm")
-    if isinstance(gm_part, Mapping):
-        out["gm"] = {k: gm_part[k] for k in ("gm_notes", "scene_secret", "flags") if k in gm_part}
-    chars = obs.get("characters")
-    if isinstance(chars, Mapping):
-        out["characters"] = {cid: char(c, False) for cid, c in chars.items()
-                             if not isinstance(c, Mapping) or c.get("status") not in ("vanished", "absent")}
-    rels = obs.get("relations")
-    if isinstance(rels, list):
-        out["relations"] = {"|".join(r["between"]): r.get("strength") for r in rels if isinstance(r, Mapping) and "between" in r}
-    scene = obs.get("scene")
-    if isinstance(scene, Mapping):
-        out["scene"] = {k: scene[k] for k in ("title", "participants", "scene_actors", "npcs", "present", "time_of_day",
-                                              "tags") if k in scene}
-    if obs.get("clues"):
-        out["clues"] = [_cut(str(c), 60) for c in obs["clues"][-3:]]
-    if "me" in obs:
-        out["me"] = char(obs["me"], True)
-    return out
+    return compact_view(obs, character)
 
 
 def build_prompt(
@@ -457,13 +386,15 @@ def build_prompt(
     observation: Mapping[str, Any] | None = None,
     max_prompt_tokens: int | None = None,
     count_tokens: Callable[[str], int] | None = None,
+    compact_observation: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None,
 ) -> RenderedPrompt:
     """Render the two messages (system, user) for ``decision`` as seen by its actor.
 
     ``budget_tokens`` bounds the recent transcript. ``max_prompt_tokens`` (for small context windows) bounds the
     whole prompt: when it is exceeded the prompt is compacted (no rules summary, long texts cut, a lean
     observation) and the transcript gets only the room that is left. Tokens are counted with ``count_tokens``:
-    by default ``approx_tokens`` (an estimate); ``--llm local`` passes the served model's own tokenizer.
+    by default ``approx_tokens`` (an estimate); ``--llm local`` passes the served model's own tokenizer. The lean
+    observation is the system's (``SystemInfo.compact_observation``), passed as ``compact_observation``.
     """
     count = count_tokens or approx_tokens
     lib = library or default_library()
@@ -498,7 +429,8 @@ def build_prompt(
     compacted = False
     if max_prompt_tokens is not None and size(texts) > max_prompt_tokens:
         compacted = True
-        fields = {**base, "rules": "", "compact": True, **_observation_fields(_compact_observation(obs))}
+        lean = (compact_observation or _generic_compact)(obs)
+        fields = {**base, "rules": "", "compact": True, **_observation_fields(lean)}
         for key, limit in _COMPACT_CUT.items():
             fields[key] = _cut(fields[key], limit) if fields[key] else ""
         d = dict(base["decision"])

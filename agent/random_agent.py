@@ -1,13 +1,16 @@
 """The random agent: uniform over the legal answers; the fuzzer of the conformance suite and the research floor.
 
 It keeps no state between decisions: every decision gets its own ``random.Random`` derived from
-(seed, decision.seq, actor), so a resumed session draws exactly what the uninterrupted one drew.
+(seed, decision.seq, actor), so a resumed session draws exactly what the uninterrupted one drew. Payloads are
+fuzzed from the decision's schema (the engine must refuse what is not legal); the decision's own legal samples are
+used only when no fuzzed payload passes.
 """
 
 from __future__ import annotations
 
 import math
 import random
+import re
 import string
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +18,7 @@ from engine.core.decision import IllegalAnswer
 
 if TYPE_CHECKING:
     from engine.core.decision import Decision
-    from engine.core.session import Session
+    from engine.core.seat import SeatView
 
 __all__ = ["RandomAgent", "payload_from_schema"]
 
@@ -37,7 +40,11 @@ class RandomAgent:
         # a str seed is hashed with SHA-512 by random.seed: stable across processes and Python runs
         return random.Random(f"{self.seed}:{decision.seq}:{decision.actor}")
 
-    def act(self, decision: Decision, session: Session | None = None) -> Any:
+    def act(self, view: SeatView) -> Any:
+        return self.answer_for(view.decision)
+
+    def answer_for(self, decision: Decision) -> Any:
+        """The answer to ``decision``: a function of (seed, decision) only."""
         rng = self.rng_for(decision)
         if decision.payload_model is not None:
             return self._payload(decision, rng)
@@ -57,9 +64,9 @@ class RandomAgent:
         """Nothing to learn: the answer is a function of the decision (the table falls back after its retries)."""
 
     def _payload(self, decision: Decision, rng: random.Random) -> Any:
-        supplied = decision.context.get("random_payloads") if decision.context else None
-        if supplied:
-            return rng.choice(list(supplied))
+        """A payload fuzzed from the decision's JSON schema (up to ``PAYLOAD_TRIES`` until the engine accepts one);
+        if none passes, one of the decision's legal samples; else the last fuzzed one (the table refuses it and
+        deals with it)."""
         schema = decision.payload_schema() or {}
         candidate: Any = {}
         for _ in range(PAYLOAD_TRIES):
@@ -68,8 +75,10 @@ class RandomAgent:
                 decision.check({"payload": candidate})
             except IllegalAnswer:
                 continue
-            return candidate
-        return candidate
+            return {"payload": candidate}
+        if decision.samples:
+            return {"payload": rng.choice(list(decision.samples))}
+        return {"payload": candidate}
 
 
 def _resolve(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
@@ -113,6 +122,9 @@ def payload_from_schema(schema: dict[str, Any], rng: random.Random, root: dict[s
         lo_f, hi_f = _int_bounds(s)
         return round(rng.uniform(lo_f, hi_f), 3)
     if t == "string":
+        alternatives = _alternatives(s.get("pattern"))
+        if alternatives:
+            return rng.choice(alternatives)
         lo_n = int(s.get("minLength", 1))
         hi_n = max(lo_n, min(int(s.get("maxLength", lo_n + 8)), lo_n + 8))
         return "".join(rng.choice(_ALPHABET) for _ in range(rng.randint(lo_n, hi_n)))
@@ -141,6 +153,17 @@ def payload_from_schema(schema: dict[str, Any], rng: random.Random, root: dict[s
     if "default" in s:
         return s["default"]
     return None
+
+
+_ALTERNATION = re.compile(r"^\^?\(?((?:[A-Za-z0-9_\-]+\|)*[A-Za-z0-9_\-]+)\)?\$?$")
+
+
+def _alternatives(pattern: Any) -> list[str]:
+    """The words of a ``^(a|b|c)$`` pattern (how pydantic models spell a closed set of strings), else []."""
+    if not isinstance(pattern, str):
+        return []
+    m = _ALTERNATION.match(pattern)
+    return m.group(1).split("|") if m and pattern.startswith("^") else []
 
 
 def _int_bounds(s: dict[str, Any]) -> tuple[int, int]:

@@ -19,7 +19,9 @@ from pydantic import BaseModel
 from engine.core.decision import Decision, IllegalAnswer
 from engine.core.events import InfoEvent
 from engine.core.replay import FALLBACK_TOPIC
+from engine.core.seat import SeatView
 from engine.core.session import Session
+from engine.core.visibility import audience
 
 from .base import Agent
 
@@ -37,6 +39,8 @@ __all__ = [
     "ROLE_WORDS",
     "MAX_DECISIONS",
     "ILLEGAL_RETRIES",
+    "GiveUp",
+    "last_resort",
 ]
 
 POLICIES = ("scripted", "random", "human", "llm")
@@ -83,6 +87,8 @@ class SeatSpec:
             if policies is not None and policy not in policies and not is_llm_policy(policy):
                 raise SeatError(f"bad seat {item!r}: unknown policy {policy!r}; known: {', '.join(policies)}, llm:<model>")
             out.pop(role, None)  # a repeated role moves to the end: it overrides everything before it
+            if role == "all":
+                out.clear()  # `all` overrides every seat named before it: those entries would never apply
             out[role] = policy
         return cls(tuple(out.items()))
 
@@ -171,6 +177,7 @@ class Table:
         self.observer = observer
         self._fallback = fallback
         self._agents: dict[str, Agent] = {}
+        self._first: str | None = None
         self._seen = 0
         self.fallbacks = 0
         self.illegal = 0
@@ -179,10 +186,13 @@ class Table:
 
     # -- seats ---------------------------------------------------------------------------------------------------
     def _first_pc(self) -> str | None:
-        for a in self.session.game.actors():
-            if self.session.actor_role(a) == "pc":
-                return a
-        return None
+        """The first PC of the table, fixed the first time it is asked (PCs being created keep their place)."""
+        if self._first is None:
+            for a in self.session.game.actors():
+                if self.session.actor_role(a) == "pc":
+                    self._first = a
+                    break
+        return self._first
 
     def policy_for(self, actor: str) -> str:
         return self.seats.policy_for(actor, self.session.actor_role(actor), first_pc=self._first_pc())
@@ -223,11 +233,16 @@ class Table:
                 self._seen = len(events)
                 self.observer(new)
 
-    def _try(self, agent: Agent, decision: Decision, answer: Any) -> IllegalAnswer | None:
-        # an agent may hand over another policy's answer (an LLM agent's scripted fallback): log who really answered
+    def _submit(self, agent: Agent, decision: Decision, answer: Any, view: SeatView) -> IllegalAnswer | None:
+        """Log the agent's own events, then hand its answer to the session (bound to the decision it answers)."""
+        for ev in view.events:
+            self.session.record(ev)
+        view.events.clear()
+        # an agent may hand over another policy's answer (an LLM seat's delegated reaction): log who really answered
         policy = getattr(answer, "policy", None)
         try:
-            self.session.answer(answer, policy=policy if isinstance(policy, str) and policy else agent.name)
+            self.session.answer(answer, policy=policy if isinstance(policy, str) and policy else agent.name,
+                                seq=decision.seq)
         except IllegalAnswer as e:
             self.illegal += 1
             notify = getattr(agent, "notify_illegal", None)
@@ -236,20 +251,22 @@ class Table:
             return e
         return None
 
-    def _fall_back(self, agent: Agent, decision: Decision, error: IllegalAnswer) -> None:
+    def _fall_back(self, agent: Agent, decision: Decision, text: str, data: Mapping[str, Any]) -> None:
+        """The one illegal-answer policy's last step: a notice (seen by the decision's actor and the GM), then the
+        scripted policy; should even that be refused, the first legal answer the decision offers."""
         self.fallbacks += 1
-        self.session.record(
-            InfoEvent(
-                topic=FALLBACK_TOPIC,
-                text=f"{agent.name} answered {decision.kind} illegally {ILLEGAL_RETRIES + 1} times; the scripted policy answers",
-                data={"seq": decision.seq, "actor": decision.actor, "policy": agent.name, "error": error.problem},
-            )
-        )
+        self.session.record(InfoEvent(topic=FALLBACK_TOPIC, text=text,
+                                      data={"seq": decision.seq, "actor": decision.actor, "policy": agent.name, **data},
+                                      to=audience((decision.actor,))))
         self._scripted_answer(decision)
 
     def _scripted_answer(self, decision: Decision) -> None:
         fb = self.fallback
-        self.session.answer(fb.act(decision, self.session), policy=fb.name)
+        try:
+            answer = fb.act(self.session.view(decision))
+            self.session.answer(answer, policy=fb.name, seq=decision.seq)
+        except IllegalAnswer:
+            self.session.answer(last_resort(decision), policy="last_resort", seq=decision.seq)
 
     def _fallback_pending(self) -> int | None:
         """The seq of the pending decision if the (resumed) log stops right after its fallback notice."""
@@ -271,21 +288,42 @@ class Table:
         self.steps += 1
         self._notify()
 
+    def _retries(self, agent: Agent) -> int | None:
+        """How often an agent is re-asked after an illegal answer: ``agent.retries`` (None: until it answers legally,
+        as a person at the terminal is), else ``ILLEGAL_RETRIES``."""
+        return getattr(agent, "retries", ILLEGAL_RETRIES)
+
+    def _answer_with(self, agent: Agent, d: Decision, answer: Any, view: SeatView, tries: int) -> bool:
+        """One answer of ``agent``; True when the decision is answered (legally, or by the fallback)."""
+        if isinstance(answer, GiveUp):
+            for ev in view.events:
+                self.session.record(ev)
+            view.events.clear()
+            self._fall_back(agent, d, answer.text, answer.data)
+            return True
+        err = self._submit(agent, d, answer, view)
+        if err is None:
+            return True
+        limit = self._retries(agent)
+        if limit is not None and tries > limit:
+            self._fall_back(agent, d, f"{agent.name} answered {d.kind} illegally {tries} times; the scripted policy "
+                                      "answers", {"error": err.problem})
+            return True
+        return False
+
     def step(self) -> None:
-        """Answer the pending decision: ask its agent, re-ask after an illegal answer, then fall back."""
-        d = self.session.pending
-        assert d is not None
-        if self._already_fell_back(d):
-            self._scripted_answer(d)
-        else:
+        """Answer the pending decision(s): ask each agent, re-ask after an illegal answer, then fall back."""
+        for d in self.session.pending_all():
+            if self._already_fell_back(d):
+                self._scripted_answer(d)
+                continue
             agent = self.agent_for(d.actor)
-            err: IllegalAnswer | None = None
-            for _ in range(ILLEGAL_RETRIES + 1):
-                err = self._try(agent, d, agent.act(d, self.session))
-                if err is None:
+            tries = 0
+            while True:
+                view = self.session.view(d)
+                tries += 1
+                if self._answer_with(agent, d, agent.act(view), view, tries):
                     break
-            if err is not None:
-                self._fall_back(agent, d, err)
         self._stepped()
 
     def run(self) -> dict[str, Any]:
@@ -294,25 +332,35 @@ class Table:
             self.step()
         return self.session.outcome or {}
 
-    async def step_async(self) -> None:
-        d = self.session.pending
-        assert d is not None
-        if self._already_fell_back(d):
-            self._scripted_answer(d)
+    async def _ask_async(self, d: Decision) -> tuple[Decision, Agent, Any, SeatView]:
+        agent = self.agent_for(d.actor)
+        view = self.session.view(d)
+        act_async = getattr(agent, "act_async", None)
+        if act_async is not None and inspect.iscoroutinefunction(act_async):
+            answer = await act_async(view)
         else:
-            agent = self.agent_for(d.actor)
-            act_async = getattr(agent, "act_async", None)
-            err: IllegalAnswer | None = None
-            for _ in range(ILLEGAL_RETRIES + 1):
-                if act_async is not None and inspect.iscoroutinefunction(act_async):
-                    answer = await act_async(d, self.session)
-                else:
-                    answer = agent.act(d, self.session)
-                err = self._try(agent, d, answer)
-                if err is None:
-                    break
-            if err is not None:
-                self._fall_back(agent, d, err)
+            answer = agent.act(view)
+        return d, agent, answer, view
+
+    async def step_async(self) -> None:
+        """Like ``step``; the members of a simultaneous decision are asked concurrently (their answers are held by
+        the session until all are in, so the order they come back in changes nobody's view)."""
+        pending = self.session.pending_all()
+        todo: list[Decision] = []
+        for d in pending:
+            if self._already_fell_back(d):
+                self._scripted_answer(d)
+            else:
+                todo.append(d)
+        tries = dict.fromkeys((d.seq for d in todo), 0)
+        while todo:
+            replies = await asyncio.gather(*(self._ask_async(d) for d in todo))
+            again: list[Decision] = []
+            for d, agent, answer, view in replies:
+                tries[d.seq] += 1
+                if not self._answer_with(agent, d, answer, view, tries[d.seq]):
+                    again.append(d)
+            todo = again
         self._stepped()
 
     async def run_async(self, *, yield_every: int = 32) -> dict[str, Any]:
@@ -323,6 +371,27 @@ class Table:
             if self.steps % yield_every == 0:
                 await asyncio.sleep(0)
         return self.session.outcome or {}
+
+
+@dataclass(frozen=True)
+class GiveUp:
+    """What an agent returns when it cannot answer at all (an LLM seat whose model is unreachable, or that gave no
+    legal answer within its own re-asks): the table logs ``text``/``data`` as a fallback notice and the scripted
+    policy answers."""
+
+    text: str
+    data: Mapping[str, Any]
+
+
+def last_resort(decision: Decision) -> Any:
+    """An answer that is always legal where the decision offers one: the first option, the smallest subset, or the
+    payload model's defaults (the table's answer when even the scripted policy was refused)."""
+    if decision.payload_model is None:
+        ids = decision.option_ids
+        if decision.pick is None:
+            return ids[0]
+        return ids[: decision.pick[0]]
+    return {"payload": decision.payload_model().model_dump(mode="json")}
 
 
 async def run_many(

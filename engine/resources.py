@@ -1,8 +1,8 @@
 """Where the top-level data directories (``prompts/``, ``scenarios/``) are, in a source tree or an installed copy.
 
 They are plain files that designers edit in the repository, so they are not Python package data: an editable
-install (``pip install -e .``) reads them from the source tree, a normal install finds the copy that
-``[tool.setuptools.data-files]`` put under ``<prefix>/share/trpg-agents/``.
+install (``pip install -e .``) reads them from the source tree, a normal install finds the copy that the
+``data_files`` of ``setup.py`` (every file under both, in every subdirectory) put under ``<prefix>/share/trpg-agents/``.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ def play(scenario: LoadedScenario, seed: int, keep_events: bool) -> int:
     agent = ScriptedAgent()
     s = Session(scenario, seed, keep_events=keep_events)
     while (d := s.pending) is not None:
-        s.answer(agent.act(d, s), policy="scripted")
+        s.answer(agent.act(s.view(d)), policy="scripted")
     return s.decisions
 
 

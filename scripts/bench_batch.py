@@ -108,7 +108,7 @@ def trace_workload(scenario: LoadedScenario, seed: int) -> Workload:
     agent = ScriptedAgent()
     s = Session(scenario, seed, keep_events=True)
     while (d := s.pending) is not None:
-        s.answer(agent.act(d, s), policy="scripted")
+        s.answer(agent.act(s.view(d)), policy="scripted")
     s.ctx.release()
     ops: list[Op] = []
     last: tuple[str, int] | None = None  # (purpose, sides) of the pool being extended

@@ -47,7 +47,7 @@ def play_and_collect(s: Session, agent: Any) -> tuple[list[tuple[str, str]], set
     while (d := s.pending) is not None:
         texts.append((f"prompt {d.kind}", d.prompt))
         texts += [(f"label {d.kind} {o.id}", o.label) for o in d.options or ()]
-        ans = agent.act(d, s)
+        ans = agent.act(s.view(d))
         if d.payload_model is not None:
             free |= {x for x in strings(ans) if len(x) >= 4}
         s.answer(ans, policy=agent.name)

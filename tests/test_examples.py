@@ -27,7 +27,9 @@ from engine.core.examples import (
 from engine.core.registry import systems
 
 HERE = Path(__file__).resolve().parent
-CAST = HERE / "examples" / "bloodberry_cast.yaml"
+#: the worked examples ship inside each system package (engine/systems/<id>/examples/), so installs carry them
+BLOODBERRY_EXAMPLES = HERE.parent / "engine" / "systems" / "bloodberry" / "examples"
+CAST = BLOODBERRY_EXAMPLES / "bloodberry_cast.yaml"
 
 
 # ======================================================================================================================
@@ -77,9 +79,22 @@ def test_every_system_has_an_examples_file() -> None:
             assert ef.cases
 
 
+def test_examples_ship_inside_their_system_package() -> None:
+    """tests/ is not installed: every examples file, and the base scenario it names, is package data of its system
+    (engine/systems/<id>/examples/), so that `trpg examples` works in a normal install (tests/test_wheel.py)."""
+    import importlib
+
+    for info in systems():
+        pkg = Path(importlib.import_module(".".join(info.new_game.__module__.split(".")[:3])).__file__).resolve().parent
+        for p in info.examples:
+            ef = load_examples(p)
+            for f in (Path(p).resolve(), ef.scenario_path):
+                assert f.parent == pkg / "examples", f"{info.id}: {f} is not in {pkg / 'examples'}"
+
+
 def test_bloodberry_examples_cover_section_12() -> None:
     """Every worked example of rules/bloodberry.md §12 has a case."""
-    ef = load_examples(HERE / "examples" / "bloodberry.yaml")
+    ef = load_examples(BLOODBERRY_EXAMPLES / "bloodberry.yaml")
     have = {c.id.split("-")[0].rstrip("abcd") for c in ef.cases}
     want = {f"EX{i}" for i in range(1, 23)}
     assert want <= have, f"missing: {sorted(want - have)}"

@@ -1,4 +1,8 @@
-"""Scripted agents: deterministic heuristic policies per system and role, implementing the specs' defaults."""
+"""Scripted agents: deterministic heuristic policies per system and role, implementing the specs' defaults.
+
+A system's policy is the module ``agent.scripted.<system id>`` with ``POLICY: dict[decision kind, function]``; each
+function gets the decision and the seat view (``engine.core.seat.SeatView``) and may read only what they hold.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +11,11 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.core.decision import Decision
-from engine.core.session import Session
+from engine.core.seat import SeatView
 
 __all__ = ["ScriptedAgent", "policy_for"]
 
-Policy = Callable[[Decision, Session], Any]
+Policy = Callable[[Decision, SeatView], Any]
 _POLICIES: dict[str, dict[str, Policy]] = {}
 
 
@@ -27,9 +31,10 @@ class ScriptedAgent:
 
     name = "scripted"
 
-    def act(self, decision: Decision, session: Session) -> Any:
-        table = policy_for(session.system.id)
-        fn = table.get(decision.kind)
+    def act(self, view: SeatView) -> Any:
+        d = view.decision
+        table = policy_for(view.system.id)
+        fn = table.get(d.kind)
         if fn is None:
-            raise KeyError(f"scripted policy for {session.system.id} has no rule for decision {decision.kind!r}")
-        return fn(decision, session)
+            raise KeyError(f"scripted policy for {view.system.id} has no rule for decision {d.kind!r}")
+        return fn(d, view)

@@ -16,7 +16,21 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["Option", "OptionList", "Label", "Decision", "Answer", "IllegalAnswer", "LazyContext", "LazyMap", "plain"]
+__all__ = ["Option", "OptionList", "Label", "Decision", "Answer", "IllegalAnswer", "LazyContext", "LazyMap", "plain",
+           "Simultaneous", "StaleDecision", "NOTE_MAX", "shown_context"]
+
+#: longest game-relevant text (a reason, a declaration) an answer may carry with an option
+NOTE_MAX = 400
+
+
+class StaleDecision(RuntimeError):
+    """Lazy decision data (a context key, an option label, the observation) read after the decision was answered:
+    the rules have moved on, so the value would describe the new state, not the one the decision was asked in."""
+
+
+def _stale(what: str) -> StaleDecision:
+    return StaleDecision(f"{what} read after the decision was answered (it would describe the new state); read it "
+                         "before answering")
 
 
 class LazyContext(Mapping[str, Any]):
@@ -29,18 +43,35 @@ class LazyContext(Mapping[str, Any]):
     ``args``: what every thunk is called with, so that one table of functions can serve every decision (``thunks``
     is kept, not copied: it must not change afterwards)."""
 
-    __slots__ = ("_thunks", "_extra", "_data", "_args")
+    __slots__ = ("_thunks", "_extra", "_data", "_args", "_live", "repeats")
 
     def __init__(self, thunks: Mapping[str, Callable[..., Any]], extra: Mapping[str, Any] | None = None,
-                 args: tuple[Any, ...] = ()):
+                 args: tuple[Any, ...] = (), repeats: frozenset[str] = frozenset()):
         self._thunks = thunks
         self._extra = dict(extra) if extra else {}
         self._data: dict[str, Any] = {}
         self._args = args
+        #: shared with the lazy maps its values hand out: ``[False]`` once the decision is answered (``close``)
+        self._live = [True]
+        #: keys that restate the actor's observation (the battlefield, every character): policies read them here,
+        #: prompts leave them out (``shown_context``) since the observation is in the prompt already
+        self.repeats = repeats
 
     def plus(self, **more: Any) -> LazyContext:
         """The same lazy context with more (cheap) keys."""
-        return LazyContext(self._thunks, {**self._extra, **more}, self._args)
+        return LazyContext(self._thunks, {**self._extra, **more}, self._args, self.repeats)
+
+    def close(self) -> None:
+        """The decision was answered: keys not built yet (here or in a lazy map handed out) now refuse to build."""
+        self._live[0] = False
+
+    def _build(self, key: str, thunk: Callable[..., Any]) -> Any:
+        if not self._live[0]:
+            raise _stale(f"decision context key {key!r}")
+        v = self._data[key] = thunk(*self._args)
+        if type(v) is LazyMap:
+            v._live = self._live
+        return v
 
     def __getitem__(self, key: str) -> Any:
         if key in self._extra:
@@ -48,8 +79,7 @@ class LazyContext(Mapping[str, Any]):
         data = self._data
         if key in data:
             return data[key]
-        v = data[key] = self._thunks[key](*self._args)  # KeyError for an unknown key, as a dict
-        return v
+        return self._build(key, self._thunks[key])  # KeyError for an unknown key, as a dict
 
     def get(self, key: str, default: Any = None) -> Any:
         # the policies' way in (``c.get(...)`` dozens of times a decision): one lookup per layer, no dunder calls
@@ -62,8 +92,7 @@ class LazyContext(Mapping[str, Any]):
         thunk = self._thunks.get(key)
         if thunk is None:
             return default
-        v = data[key] = thunk(*self._args)
-        return v
+        return self._build(key, thunk)
 
     def __contains__(self, key: object) -> bool:
         return key in self._extra or key in self._thunks
@@ -81,13 +110,22 @@ class LazyContext(Mapping[str, Any]):
 class LazyMap(Mapping[str, Any]):
     """A mapping with known keys whose values are built on first read, one by one (``fn(key)``), in key order."""
 
-    __slots__ = ("_keys", "_known", "_fn", "_data")
+    __slots__ = ("_keys", "_known", "_fn", "_data", "_live")
 
     def __init__(self, keys: Sequence[str], fn: Callable[[str], Any]):
         self._keys = list(keys)
         self._known = frozenset(self._keys)
         self._fn = fn
         self._data: dict[str, Any] = {}
+        self._live = [True]  # replaced by the context's cell when a LazyContext hands this map out
+
+    def _build(self, key: str) -> Any:
+        if not self._live[0]:
+            raise _stale(f"lazy value {key!r}")
+        v = self._data[key] = self._fn(key)
+        if type(v) is LazyMap:
+            v._live = self._live
+        return v
 
     def __getitem__(self, key: str) -> Any:
         data = self._data
@@ -95,8 +133,7 @@ class LazyMap(Mapping[str, Any]):
             return data[key]
         if key not in self._known:
             raise KeyError(key)
-        v = data[key] = self._fn(key)
-        return v
+        return self._build(key)
 
     def get(self, key: str, default: Any = None) -> Any:
         data = self._data
@@ -104,8 +141,7 @@ class LazyMap(Mapping[str, Any]):
             return data[key]
         if key not in self._known:
             return default
-        v = data[key] = self._fn(key)
-        return v
+        return self._build(key)
 
     def __contains__(self, key: object) -> bool:
         return key in self._known
@@ -118,6 +154,13 @@ class LazyMap(Mapping[str, Any]):
 
     def __repr__(self) -> str:
         return f"LazyMap({len(self._data)}/{len(self._keys)} built)"
+
+
+def shown_context(context: Mapping[str, Any]) -> dict[str, Any]:
+    """A decision's context as a prompt or a person is shown it: plain data, without the keys that restate the
+    observation (``LazyContext.repeats``)."""
+    repeats: frozenset[str] = getattr(context, "repeats", frozenset())
+    return {k: plain(context[k]) for k in context if k not in repeats}
 
 
 def plain(x: Any) -> Any:
@@ -161,15 +204,22 @@ class OptionList(Sequence[Option]):
     label of the moment the decision was asked. Reads like a list of ``Option`` and compares equal to one with the
     same options."""
 
-    __slots__ = ("_pairs", "_built")
+    __slots__ = ("_pairs", "_built", "_live")
 
     def __init__(self, pairs: Sequence[tuple[str, Label]]):
         self._pairs = tuple(pairs)
         self._built: list[Option] | None = None
+        self._live = True
+
+    def close(self) -> None:
+        """The decision was answered: labels not made yet (functions of the table) now refuse to be made."""
+        self._live = False
 
     def _list(self) -> list[Option]:
         built = self._built
         if built is None:
+            if not self._live:
+                raise _stale("option labels")
             built = self._built = [Option(i, _made(label)) for i, label in self._pairs]
         return built
 
@@ -186,6 +236,8 @@ class OptionList(Sequence[Option]):
             raise KeyError(oid)
         for i, label in self._pairs:
             if i == oid:
+                if type(label) is not str and not self._live:
+                    raise _stale(f"the label of option {oid!r}")
                 return _made(label)
         raise KeyError(oid)
 
@@ -213,12 +265,15 @@ class OptionList(Sequence[Option]):
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """A normalised answer. Exactly one of choice / choices / payload is set; ``text`` is optional speech."""
+    """A normalised answer. Exactly one of choice / choices / payload is set; ``text`` is optional speech (heard by
+    the table, never changes the game); ``note`` is game-relevant text the decision asked for with the option (a
+    reason for deviating from a precedent, the words of a declaration)."""
 
     choice: str | None = None
     choices: tuple[str, ...] | None = None
     payload: BaseModel | None = None
     text: str | None = None
+    note: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {}
@@ -230,7 +285,15 @@ class Answer:
             d["payload"] = self.payload.model_dump(mode="json")
         if self.text:
             d["text"] = self.text
+        if self.note:
+            d["note"] = self.note
         return d
+
+
+def _brief(value: Any, limit: int = 120) -> str:
+    """An answer as a refusal message quotes it: ``repr``, cut (a refusal never echoes a huge answer whole)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class IllegalAnswer(ValueError):
@@ -260,18 +323,42 @@ class Decision:
     context: Mapping[str, Any] = field(default_factory=dict)
     #: whether free speech/narration text is welcome with the answer
     speech: bool = False
+    #: game-relevant text with an option (``Answer.note``): option id (or ``"*"`` for every option and for a
+    #: payload) → ``"required"`` or ``"allowed"``; text with any other answer is refused
+    notes: Mapping[str, str] | None = None
+    #: legal example payloads the rules can name (a default sheet, the table's suggestion): the random agent falls
+    #: back on them only when its own fuzzed payloads are refused; never shown in prompts as hints
+    samples: Sequence[Any] | None = None
     seq: int = -1
     _observe: Callable[[], dict[str, Any]] | None = None
     _obs_cache: dict[str, Any] | None = None
     _ids_cache: list[str] | None = None
+    _sealed: bool = False
 
     # -- what the actor may know -------------------------------------------------------------------------------
     @property
     def observation(self) -> dict[str, Any]:
         """The actor's observation, computed once on demand (scripted agents rarely need it)."""
         if self._obs_cache is None:
+            if self._sealed:
+                raise _stale("the observation")
             self._obs_cache = self._observe() if self._observe is not None else {}
         return self._obs_cache
+
+    def seal(self) -> None:
+        """Called by the session once the decision is answered: lazy data not built by now (context keys, option
+        labels, the observation) refuses to be built instead of describing the new state (``StaleDecision``)."""
+        self._sealed = True
+        close = getattr(self.context, "close", None)
+        if close is not None:
+            close()
+        opts = self.options
+        if type(opts) is OptionList:
+            opts.close()
+
+    @property
+    def answered(self) -> bool:
+        return self._sealed
 
     @property
     def option_ids(self) -> list[str]:
@@ -327,56 +414,86 @@ class Decision:
 
     # -- the checked door --------------------------------------------------------------------------------------
     def check(self, raw: Any) -> Answer:
-        """Validate an outside answer and normalise it. Raises IllegalAnswer; never mutates anything."""
+        """Validate an outside answer and normalise it. Raises IllegalAnswer; never mutates anything.
+
+        ``raw`` is an ``Answer``, an option id (a list of ids for a subset), a payload (a mapping, a JSON text or a
+        model instance), or an envelope: ``{"choice": ...}`` / ``{"choices": [...]}`` for option decisions and
+        ``{"payload": ...}`` for payload decisions, each with optional ``text`` (speech) and ``note`` (game text).
+        A mapping is read as an envelope only in those shapes, so a payload whose model has fields named
+        ``choice`` or ``text`` is a payload, not an envelope."""
         if type(raw) is str and self.pick is None and self.payload_model is None and self.options is not None:
             if raw in self.option_ids:  # the common case first: one option id, as scripted policies answer
                 return Answer(choice=raw)
-        text: str | None = None
+        text: Any = None
+        note: Any = None
         if isinstance(raw, Answer):
-            if raw.payload is not None and self.payload_model is not None and not isinstance(raw.payload, self.payload_model):
-                raw = {"payload": raw.payload.model_dump(mode="json"), "text": raw.text}
+            text, note = raw.text, raw.note
+            if self.payload_model is not None and raw.payload is not None:
+                raw = raw.payload if isinstance(raw.payload, self.payload_model) else raw.payload.model_dump(mode="json")
             else:
-                text = raw.text
                 raw = raw.choice if raw.choice is not None else (list(raw.choices) if raw.choices is not None else raw.payload)
-        if isinstance(raw, Mapping) and raw and set(raw) <= {"choice", "choices", "payload", "text"} and set(raw) & {"choice", "choices", "payload"}:
-            text = raw.get("text")
-            if text is not None and not isinstance(text, str):
-                raise IllegalAnswer(self, "text must be a string")
-            if "payload" in raw:
+        elif isinstance(raw, Mapping) and self._is_envelope(raw):
+            text, note = raw.get("text"), raw.get("note")
+            if self.payload_model is not None:
                 raw = raw["payload"]
-            elif "choices" in raw:
-                raw = raw["choices"]
-            elif "choice" in raw:
-                raw = raw["choice"]
             else:
-                raw = None
+                raw = raw["choices"] if "choices" in raw else raw["choice"]
+        if text is not None and type(text) is not str:
+            raise IllegalAnswer(self, "text (speech) must be a string")
+        if note is not None and type(note) is not str:
+            raise IllegalAnswer(self, "note must be a string")
         if self.payload_model is not None:
-            return Answer(payload=self._check_payload(raw), text=text)
+            payload = self._check_payload(raw)
+            return Answer(payload=payload, text=text, note=self._check_note(note, "*"))
         if self.options is None:
             raise IllegalAnswer(self, "this decision has neither options nor a payload")
         if self.pick is None:
             if not isinstance(raw, str):
-                raise IllegalAnswer(self, f"expected one option id, got {raw!r}")
-            if not any(o.id == raw for o in self.options):
+                raise IllegalAnswer(self, f"expected one option id, got {_brief(raw)}")
+            if raw not in self.option_ids:
                 why = (self.refused or {}).get(raw)
-                raise IllegalAnswer(self, f"{raw!r} is not legal now ({why})" if why else f"{raw!r} is not a legal option")
-            return Answer(choice=raw, text=text)
+                raise IllegalAnswer(self, f"{_brief(raw)} is not legal now ({why})" if why else f"{_brief(raw)} is not a legal option")
+            return Answer(choice=raw, text=text, note=self._check_note(note, raw))
         if isinstance(raw, str):
             raw = [raw] if raw else []
         if not isinstance(raw, (list, tuple)) or not all(isinstance(x, str) for x in raw):
-            raise IllegalAnswer(self, f"expected a list of option ids, got {raw!r}")
+            raise IllegalAnswer(self, f"expected a list of option ids, got {_brief(raw)}")
         lo, hi = self.pick
         if len(set(raw)) != len(raw):
-            raise IllegalAnswer(self, f"an option was picked twice in {list(raw)!r}")
+            raise IllegalAnswer(self, f"an option was picked twice in {_brief(list(raw))}")
         if not lo <= len(raw) <= hi:
             raise IllegalAnswer(self, f"picked {len(raw)} options, must pick {lo}..{hi}")
         legal = set(self.option_ids)
         for x in raw:
             if x not in legal:
                 why = (self.refused or {}).get(x)
-                raise IllegalAnswer(self, f"{x!r} is not legal now ({why})" if why else f"{x!r} is not a legal option")
+                raise IllegalAnswer(self, f"{_brief(x)} is not legal now ({why})" if why else f"{_brief(x)} is not a legal option")
         order = {oid: i for i, oid in enumerate(self.option_ids)}
-        return Answer(choices=tuple(sorted(raw, key=order.__getitem__)), text=text)
+        return Answer(choices=tuple(sorted(raw, key=order.__getitem__)), text=text, note=self._check_note(note, "*"))
+
+    def _is_envelope(self, raw: Mapping[str, Any]) -> bool:
+        keys = set(raw)
+        if self.payload_model is not None:
+            return "payload" in keys and keys <= {"payload", "text", "note"}
+        return bool(keys & {"choice", "choices"}) and keys <= {"choice", "choices", "text", "note"} \
+            and not {"choice", "choices"} <= keys
+
+    def _check_note(self, note: str | None, oid: str) -> str | None:
+        """The game-relevant text with option ``oid`` (``notes``): required, allowed, or refused."""
+        notes = self.notes
+        mode = (notes.get(oid) or notes.get("*")) if notes else None
+        if note is not None and not note.strip():
+            note = None
+        if note is None:
+            if mode == "required":
+                raise IllegalAnswer(self, f"{oid if oid != '*' else 'this answer'} needs a text with it (note): "
+                                          "say why, in a few words")
+            return None
+        if mode is None:
+            raise IllegalAnswer(self, "this answer takes no text (note); speech goes in text")
+        if len(note) > NOTE_MAX:
+            raise IllegalAnswer(self, f"the note is {len(note)} characters long; at most {NOTE_MAX}")
+        return note
 
     def _check_payload(self, raw: Any) -> BaseModel:
         assert self.payload_model is not None
@@ -396,3 +513,24 @@ class Decision:
             if problem:
                 raise IllegalAnswer(self, problem)
         return value
+
+
+@dataclass(slots=True, eq=False)
+class Simultaneous:
+    """One node of the rules that asks several actors at once (ARCHITECTURE 9): Last Fragment's SP and withdrawal
+    declarations, face-down card bids. The rules yield it and receive ``{actor: Answer}`` once every member has
+    answered. Until then the answers are held by the session, outside the game state; each member's answer event is
+    sealed (seen by that member only, the GM included only when it is the member), and a ``reveal`` event makes
+    them public together (``reveal_to``: ``None`` = everyone)."""
+
+    decisions: Sequence[Decision]
+    kind: str
+    rule: str
+    reveal_to: Sequence[str] | None = None
+
+    def __post_init__(self) -> None:
+        actors = [d.actor for d in self.decisions]
+        if not actors:
+            raise ValueError(f"{self.kind}: a simultaneous decision needs at least one member")
+        if len(set(actors)) != len(actors):
+            raise ValueError(f"{self.kind}: an actor is asked twice in one simultaneous decision ({actors})")

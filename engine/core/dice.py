@@ -10,6 +10,23 @@ Three ways to get faces:
   stream is not consumed for a forced face.
 * scripted (``Dice.scripted``): only the queued faces; an unexpected die size or running out raises
   ``DiceScriptError`` (BCDice's test mock behaviour), so a test can never silently fall back to luck.
+
+A forced face is ``5`` (for any die) or ``"d6:5"`` / ``(6, 5)`` (for a d6 only). The queue keeps its order: each roll
+looks at the head of the queue only, never behind it:
+
+* the head has no size, or the size of the die rolled: the die takes it (the stream is not consumed); a value that
+  does not fit the die (``7`` on a d6, ``"d4:5"``) raises ``DiceScriptError``;
+* the head is for another size (a ``"d6:3"`` when a d4 is rolled): outside scripted mode the die draws from the
+  seeded stream, exactly as if nothing were queued, and the head stays where it is, waiting for the next die of its
+  size; faces behind it wait too, even faces of the size being rolled (``["d6:5", "d4:2"]``: every d4 rolled before
+  the next d6 comes from the stream, then the d6 takes 5 and the next d4 takes 2). In scripted mode it raises
+  ``DiceScriptError``.
+
+Head of the queue rather than "the first queued face of this size": the faces are a sequence the designer wrote in
+the order the situation unfolds (the d6 check, then its d4 damage), and the rule keeps that order, so a d4 rolled
+for something else before the check cannot take the damage face; and the same queue gives the same faces to the
+same dice in forced and scripted mode (scripted mode only turns a draw from the stream into an error). The price: a
+sized face for a die that never comes blocks the faces behind it; ``forced_left`` tells how many faces were not used.
 """
 
 from __future__ import annotations
@@ -38,7 +55,7 @@ class Roll:
 
 
 def _parse_face(face: int | str | tuple[int, int] | list[int]) -> tuple[int | None, int]:
-    """A forced face is ``5`` (any die), ``"d6:5"`` or ``(6, 5)`` (die size checked)."""
+    """A forced face is ``5`` (any die), ``"d6:5"`` or ``(6, 5)`` (a d6 only; see the module docstring)."""
     if isinstance(face, bool):
         raise ValueError(f"bad forced face {face!r}")
     if isinstance(face, int):
@@ -87,13 +104,17 @@ class Dice:
             raise ValueError(f"a die needs at least one side, got {sides}")
         if self._forced:
             want, value = self._forced[0]
-            if want is not None and want != sides:
-                if self._scripted:
-                    raise DiceScriptError(f"scripted dice: next face is for a d{want}, but a d{sides} was rolled for {purpose!r}")
-            if not 1 <= value <= sides:
-                raise DiceScriptError(f"forced face {value} does not fit a d{sides} (rolled for {purpose!r})")
-            self._forced.popleft()
-            forced = True
+            if want is None or want == sides:
+                if not 1 <= value <= sides:
+                    raise DiceScriptError(f"forced face {value} does not fit a d{sides} (rolled for {purpose!r})")
+                self._forced.popleft()
+                forced = True
+            elif self._scripted:
+                raise DiceScriptError(f"scripted dice: next face is for a d{want}, but a d{sides} was rolled for {purpose!r}")
+            else:
+                # the head of the queue is for another die size: it stays queued for the next die of its size
+                value = self._rng._randbelow(sides) + 1  # type: ignore[attr-defined]
+                forced = False
         elif self._scripted:
             raise DiceScriptError(f"scripted dice ran out: a d{sides} was rolled for {purpose!r}")
         else:

@@ -27,6 +27,11 @@ __all__ = [
     "InfoEvent",
     "EndEvent",
     "ModelCallEvent",
+    "VoidEvent",
+    "RulingEvent",
+    "RevealEvent",
+    "CheckRoll",
+    "Audience",
     "EventLog",
     "EVENT_ADAPTER",
     "LOG_FORMAT",
@@ -34,11 +39,26 @@ __all__ = [
     "LogReadError",
 ]
 
-LOG_FORMAT = 1
+#: 2: events carry their audience (``to``), checks are typed records with ids, void / ruling / reveal events
+LOG_FORMAT = 2
 
 
 class _Ev(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _no_audience(v: Any) -> bool:
+    return v is None
+
+
+def _not(v: Any) -> bool:
+    return not v
+
+
+#: who may see an event: ``None`` = everyone at the table; otherwise exactly these actors (the GM only when listed:
+#: the engine adds it where the rules let the GM see, and leaves it out of a sealed simultaneous answer). Left out
+#: of the JSON line when ``None``, so public events read as they always did.
+Audience = Annotated[list[str] | None, Field(default=None, exclude_if=_no_audience)]
 
 
 class HeaderEvent(_Ev):
@@ -64,6 +84,7 @@ class RollEvent(_Ev):
     sides: int
     value: int
     forced: bool = False
+    to: Audience = None
 
 
 class DecisionEvent(_Ev):
@@ -76,6 +97,7 @@ class DecisionEvent(_Ev):
     options: list[str] | None = None
     pick: list[int] | None = None
     payload: str | None = None
+    to: Audience = None
 
 
 class AnswerEvent(_Ev):
@@ -87,6 +109,10 @@ class AnswerEvent(_Ev):
     policy: str = ""
     #: the chosen option's label(s), for readable transcripts
     label: str = ""
+    to: Audience = None
+    #: a member's answer to a simultaneous decision, held until the reveal: only its audience (the member) sees it,
+    #: not even its speech
+    sealed: bool = Field(False, exclude_if=_not)
 
 
 class StateEvent(_Ev):
@@ -96,6 +122,7 @@ class StateEvent(_Ev):
     new: Any = None
     rule: str = ""
     cause: str = ""
+    to: Audience = None
 
 
 class PhaseEvent(_Ev):
@@ -106,11 +133,79 @@ class PhaseEvent(_Ev):
     dst: str
 
 
+class CheckRoll(_Ev):
+    """One roller's dice in a check: the typed fields every consumer reads (prompts, terminal, statistics)."""
+
+    who: str
+    pool: int
+    faces: list[int]
+    #: the target number or difficulty the achievement is compared with (None: compared with an opponent)
+    target: int | None = None
+    #: the achievement (達成値) or total the rules read from the faces
+    ach: int | None = None
+    success: bool | None = None
+    #: success / failure / critical / fumble / abandoned (what a player reads at a glance)
+    result: str = ""
+
+
 class CheckEvent(_Ev):
+    """A resolved check (ARCHITECTURE 10): its id (``k1``, ``k2``, ... in the order of the session) lets a later
+    ``void`` event retract it without editing the log; ``rolls`` are the typed dice lines, ``data`` the system's
+    own details."""
+
     type: Literal["check"] = "check"
+    id: str
     check: str
     rule: str
-    data: dict[str, Any]
+    label: str = ""
+    rolls: list[CheckRoll] = Field(default_factory=list)
+    #: the check's overall result when it has one besides its rolls (an opposed check's winner, a damage total)
+    result: str = ""
+    data: dict[str, Any] = Field(default_factory=dict)
+    to: Audience = None
+
+
+class VoidEvent(_Ev):
+    """An earlier check (by id) is retracted: it stays in the log, every view and statistic skips it (「A」's hero
+    point effect B). ``by``: who caused it; ``reason``: why, in the rules' words."""
+
+    type: Literal["void"] = "void"
+    check: str
+    rule: str
+    reason: str = ""
+    by: str = ""
+    to: Audience = None
+
+
+class RulingEvent(_Ev):
+    """A GM ruling: approval or refusal of ``subject`` with a reason code (``None`` when approved without one), so
+    that approvals replay exactly and precedents can be kept across games."""
+
+    type: Literal["ruling"] = "ruling"
+    id: str
+    by: str
+    kind: str
+    subject: str
+    verdict: Literal["approve", "reject"]
+    reason: str | None = None
+    #: the reason in words, for players
+    text: str = ""
+    rule: str = ""
+    data: dict[str, Any] = Field(default_factory=dict)
+    to: Audience = None
+
+
+class RevealEvent(_Ev):
+    """The answers of a simultaneous decision, made public together once every member has answered (ARCHITECTURE
+    9): ``seqs`` are the members' decisions, ``answers`` actor → answer (as in their answer events)."""
+
+    type: Literal["reveal"] = "reveal"
+    kind: str
+    rule: str
+    seqs: list[int]
+    answers: dict[str, dict[str, Any]]
+    labels: dict[str, str] = Field(default_factory=dict)
+    to: Audience = None
 
 
 class NarrationEvent(_Ev):
@@ -118,6 +213,7 @@ class NarrationEvent(_Ev):
     actor: str
     text: str
     source: str = "scenario"
+    to: Audience = None
 
 
 class InfoEvent(_Ev):
@@ -125,6 +221,7 @@ class InfoEvent(_Ev):
     topic: str
     text: str
     data: dict[str, Any] = Field(default_factory=dict)
+    to: Audience = None
 
 
 class EndEvent(_Ev):
@@ -155,6 +252,9 @@ Event = Annotated[
         InfoEvent,
         EndEvent,
         ModelCallEvent,
+        VoidEvent,
+        RulingEvent,
+        RevealEvent,
     ],
     Field(discriminator="type"),
 ]

@@ -14,28 +14,51 @@ rules decide what is legal before a trigger is fired, from ``may``), and a model
 guard against in batches). ``tests/core/test_machine.py`` checks that the table moves exactly as ``transitions`` does
 for every state and trigger of every registered machine.
 
+Guards are documentation. A transition whose move the rules make only under a condition ("climax only after the last
+scene", "confront only if the scene has formed curses") carries that condition as text: a 4th element of the
+transition, or ``guards[(trigger, source)]`` (source ``"*"`` = from every source of that trigger). The rules code
+checks the condition before it fires the trigger; ``FlowState`` never evaluates a guard (and ``transitions`` never
+sees one), so a guarded edge moves exactly like a plain one. ``diagram`` writes it as ``src --> dst: trigger [guard]``.
+``tests/test_machine_coverage.py`` checks that every drawn edge is taken by some run.
+
 ``diagram`` writes a machine as a mermaid state diagram for the docs (``trpg diagram SYSTEM``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from transitions import Machine, MachineError
 
-__all__ = ["MachineSpec", "FlowState", "diagram", "MachineError"]
+__all__ = ["MachineSpec", "FlowState", "Move", "Transition", "diagram", "MachineError"]
+
+#: one drawn transition: (trigger, source(s), dest) or (trigger, source(s), dest, guard); source "*" = any state
+Transition = tuple[str, str | Sequence[str], str] | tuple[str, str | Sequence[str], str, str]
+
+
+class Move(NamedTuple):
+    """One drawn edge: a transition with its sources expanded, and the guard the rules check before firing it."""
+
+    src: str
+    trigger: str
+    dst: str
+    guard: str | None = None
 
 
 @dataclass(frozen=True)
 class MachineSpec:
     name: str
     states: Sequence[str]
-    #: (trigger, source(s), dest); source "*" = any state
-    transitions: Sequence[tuple[str, str | Sequence[str], str]]
+    #: (trigger, source(s), dest[, guard]); source "*" = any state
+    transitions: Sequence[Transition]
     initial: str
     doc: str = ""
+    #: (trigger, source) → the condition under which the rules fire that move (documentation, never evaluated);
+    #: source "*" = every source of the trigger. The same as a transition's 4th element. Not compared (nor hashed):
+    #: two specs that move alike are equal whatever their guards say.
+    guards: Mapping[tuple[str, str], str] = field(default_factory=dict, compare=False)
     _built: list[Any] = field(default_factory=list, compare=False, repr=False)
 
     def machine(self) -> Machine:
@@ -51,10 +74,12 @@ class MachineSpec:
     def _build(self) -> None:
         if self._built:
             return
+        drawn = self.moves()  # checks the transitions' shape and the guards (each names a drawn move, one text each)
         m = Machine(
             model=None,
             states=list(self.states),
-            transitions=[{"trigger": t, "source": list(s) if not isinstance(s, str) else s, "dest": d} for t, s, d in self.transitions],
+            transitions=[{"trigger": t[0], "source": t[1] if isinstance(t[1], str) else list(t[1]), "dest": t[2]}
+                         for t in self.transitions],
             initial=self.initial,
             auto_transitions=False,
             ignore_invalid_triggers=False,
@@ -71,7 +96,43 @@ class MachineSpec:
                     dests.append(t.dest)
                 # transitions takes the first transition whose conditions hold: with none, the first one
                 table.setdefault((src, trigger), dests[0])
-        self._built.extend((m, table))
+        self._built.extend((m, table, drawn))
+
+    def _sources(self, source: str | Sequence[str]) -> list[str]:
+        return list(self.states) if source == "*" else [source] if isinstance(source, str) else list(source)
+
+    def moves(self) -> list[Move]:
+        """Every drawn edge (source lists and "*" expanded), in drawing order, each with its guard (or None)."""
+        if len(self._built) > 2:
+            return list(self._built[2])
+        drawn: list[tuple[str, str, str, str | None]] = []
+        for t in self.transitions:
+            if len(t) not in (3, 4):
+                raise ValueError(f"machine {self.name}: transition {t!r} is not (trigger, source(s), dest[, guard])")
+            inline = t[3] if len(t) == 4 else None  # type: ignore[misc]
+            drawn += [(s, t[0], t[2], inline) for s in self._sources(t[1])]
+        by_trigger: dict[str, set[str]] = {}
+        for s, trig, _d, _g in drawn:
+            by_trigger.setdefault(trig, set()).add(s)
+        for trig, src in self.guards:
+            if trig not in by_trigger or (src != "*" and src not in by_trigger[trig]):
+                raise ValueError(f"machine {self.name}: guard for ({trig!r}, {src!r}) names no drawn move")
+        out: list[Move] = []
+        for s, trig, d, inline in drawn:
+            texts = {g for g in (inline, self.guards.get((trig, s)), self.guards.get((trig, "*"))) if g is not None}
+            if len(texts) > 1:
+                raise ValueError(f"machine {self.name}: {trig} from {s} has two guards: {sorted(texts)}")
+            guard = texts.pop() if texts else None
+            if guard is not None and (not guard.strip() or any(ch in guard for ch in "\n:;")):
+                # a mermaid transition label is one line, and ':' or ';' end it
+                raise ValueError(f"machine {self.name}: the guard of {trig} from {s} must be one line of text "
+                                 f"without ':' or ';' (got {guard!r})")
+            out.append(Move(s, trig, d, guard))
+        return out
+
+    def guard(self, trigger: str, source: str) -> str | None:
+        """The guard of ``trigger`` from ``source`` (None: unconditional, or not drawn)."""
+        return next((m.guard for m in self.moves() if m.trigger == trigger and m.src == source), None)
 
     def triggers_from(self, state: str) -> list[str]:
         return [t for (s, t) in self.table() if s == state]
@@ -102,6 +163,18 @@ class FlowState:
     def may(self, trigger: str) -> bool:
         return not self._closed and (self.state, trigger) in self._table
 
+    def offer(self, pairs: Sequence[tuple[str, Any]], moves: Mapping[str, str | Sequence[str]]) -> list[tuple[str, Any]]:
+        """The options of a seat's phase choice that this machine allows now (ARCHITECTURE 6): an option that
+        ``moves`` maps to a trigger (or to any of several) is offered only if the machine may fire it from the
+        current state; the others are offered as they are. The rules still check their own guards first and fire
+        the move after the answer, so an option the machine does not allow can never be answered."""
+        out = []
+        for pair in pairs:
+            trig = moves.get(pair[0])
+            if trig is None or any(self.may(t) for t in ((trig,) if isinstance(trig, str) else trig)):
+                out.append(pair)
+        return out
+
     def close(self) -> None:
         """End this position (the session is over): it stays readable, and firing it is an engine bug (raises)."""
         self._closed = True
@@ -114,8 +187,6 @@ def diagram(spec: MachineSpec) -> str:
     """Mermaid state diagram of a machine spec (no graphviz needed)."""
     lines = ["stateDiagram-v2", f"    %% {spec.name}" + (f": {spec.doc}" if spec.doc else "")]
     lines.append(f"    [*] --> {spec.initial}")
-    for trig, src, dst in spec.transitions:
-        srcs = list(spec.states) if src == "*" else ([src] if isinstance(src, str) else list(src))
-        for s in srcs:
-            lines.append(f"    {s} --> {dst}: {trig}")
+    for m in spec.moves():
+        lines.append(f"    {m.src} --> {m.dst}: {m.trigger}" + (f" [{m.guard}]" if m.guard else ""))
     return "\n".join(lines) + "\n"

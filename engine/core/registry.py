@@ -4,7 +4,8 @@ OpenSpiel ``register_game``)."""
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
+import pkgutil
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,13 +13,11 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
+    from .decision_table import DecisionSpec
     from .machine import MachineSpec
     from .session import GameContext
 
-__all__ = ["SystemInfo", "register_system", "get_system", "systems", "KNOWN_SYSTEM_MODULES"]
-
-#: modules that register a system when imported (systems not implemented yet are simply absent)
-KNOWN_SYSTEM_MODULES = ("engine.systems.bloodberry", "engine.systems.yogaribito")
+__all__ = ["SystemInfo", "register_system", "get_system", "systems", "system_modules"]
 
 
 @dataclass(frozen=True)
@@ -36,9 +35,25 @@ class SystemInfo:
     sample_scenarios: Sequence[Path] = field(default_factory=tuple)
     examples: Sequence[Path] = field(default_factory=tuple)
     description: str = ""
-    #: mechanical reaction windows (reroll, concede, ...) an LLM seat may leave to the scripted policy
-    #: (``--llm-reactions scripted``); narrative decisions are never in here
-    reaction_kinds: frozenset[str] = frozenset()
+    #: every decision kind the rules can ask (``engine.core.decision_table``): who answers, shape, reaction window,
+    #: speech, public answer, the examples runner's "no"
+    decision_table: Mapping[str, DecisionSpec] = field(default_factory=dict)
+    #: the system's prompt roles beyond gm/pc/npc (e.g. ``curse``): each has a ``prompts/<id>/<role>.md.j2``
+    prompt_roles: Sequence[str] = ("gm", "pc", "npc")
+    #: a lean observation for small context windows (``--llm-max-prompt``): observation → smaller observation
+    compact_observation: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
+    #: the playtest report's hooks (``engine.core.report_hooks.ReportHooks``), or None
+    report: Any = None
+    #: the terminal's panels: observation → renderable pieces (plain data, rendered by the terminal)
+    panels: Callable[[Mapping[str, Any], bool], list[Any]] | None = None
+    #: the game's terms for observation keys (``passion`` → 情熱), shown next to the keys by front ends
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def reaction_kinds(self) -> frozenset[str]:
+        """Mechanical reaction windows (reroll, concede, ...) an LLM seat may leave to the scripted policy
+        (``--llm-reactions scripted``): the decision table's ``reaction`` entries."""
+        return frozenset(k for k, spec in self.decision_table.items() if spec.reaction)
 
 
 _REGISTRY: dict[str, SystemInfo] = {}
@@ -52,10 +67,22 @@ def register_system(info: SystemInfo) -> SystemInfo:
     return info
 
 
+def system_modules() -> list[str]:
+    """The modules that register a system when imported: every subpackage of ``engine.systems`` (sorted; a name
+    starting with ``_`` is skipped), so a new system is a new package there and nothing else lists it."""
+    from .. import systems as package
+
+    return sorted(
+        f"{package.__name__}.{m.name}"
+        for m in pkgutil.iter_modules(package.__path__)
+        if m.ispkg and not m.name.startswith("_")
+    )
+
+
 def _load_all() -> None:
     global _loaded
     if not _loaded:
-        for mod in KNOWN_SYSTEM_MODULES:
+        for mod in system_modules():
             importlib.import_module(mod)
         _loaded = True
 

@@ -7,6 +7,10 @@ behaviour change in the rules shows up as a ``ReplayMismatch`` naming the line.
 
 Events that agents record rather than the engine (LLM ``model_call`` events, the table's ``fallback`` notices) are
 not regenerated: they are re-inserted at the place they had in the log and skipped in the comparison.
+
+A log in another log format (``LOG_FORMAT``), or played with another version of its rule system (the header's
+``system_version``), or with a rule system this install does not have, is refused before anything is replayed, in
+one sentence naming both sides: such a log would only fail at some line, or at the header.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from .decision import IllegalAnswer
-from .events import AnswerEvent, EndEvent, EventLog, HeaderEvent, InfoEvent, ModelCallEvent, RollEvent, read_log
+from .events import LOG_FORMAT, AnswerEvent, EndEvent, EventLog, HeaderEvent, InfoEvent, ModelCallEvent, RollEvent, read_log
+from .registry import get_system, systems
 from .scenario import load_scenario
 from .session import Session
 from .transcript import render_transcript
@@ -128,6 +133,45 @@ def _log_lines(path: Path, count: int) -> list[str]:
     return out
 
 
+def _check_compatible(path: Path) -> None:
+    """Refuse a log of another log format or another version of its rule system, before reading the rest.
+
+    Reads the header line as plain JSON (a log of another format may not parse as this format's events); a log that
+    cannot be read or has no header is left to ``read_log``, which says what is wrong with it.
+    """
+    try:
+        with open(path, "rb") as f:
+            first = f.readline()
+        head = json.loads(first)
+    except (OSError, ValueError):
+        return
+    if not isinstance(head, dict) or head.get("type") != "header":
+        return
+    fmt = head.get("format", LOG_FORMAT)
+    if fmt != LOG_FORMAT:
+        raise ReplayError(
+            f"{path}: this log is in log format {fmt}; this install reads format {LOG_FORMAT}, "
+            "so it cannot be replayed or resumed"
+        )
+    system_id = head.get("system")
+    try:
+        info = get_system(system_id) if isinstance(system_id, str) else None
+    except ValueError:
+        info = None
+    if info is None:
+        known = ", ".join(s.id for s in systems()) or "none"
+        raise ReplayError(
+            f"{path}: this log was played with the rule system {system_id!r}, which this install does not have "
+            f"(it has {known}), so it cannot be replayed or resumed"
+        )
+    version = head.get("system_version")
+    if version != info.version:
+        raise ReplayError(
+            f"{path}: this log was played with {info.name} ({info.id}) {version}; this install has version "
+            f"{info.version}, whose rules differ, so it cannot be replayed or resumed"
+        )
+
+
 def _find_scenario(header: HeaderEvent, log_path: Path) -> Path:
     p = Path(header.scenario_path)
     if p.is_file() or p.is_absolute():
@@ -221,7 +265,9 @@ def session_from_log(path: str | os.PathLike[str], *, for_resume: bool) -> Sessi
 
     With ``for_resume=False`` the log must hold everything the engine regenerates (a complete or cleanly stopped
     log); with ``for_resume=True`` the engine may have more (the events lost in a crash), which ``resume`` writes.
+    A log of another log format or rule-system version is refused (``ReplayError``) before anything is replayed.
     """
+    _check_compatible(Path(path))
     return _replay(path, for_resume=for_resume).session
 
 
@@ -230,9 +276,11 @@ def resume(path: str | os.PathLike[str]) -> Session:
 
     The log is cut after its last complete matching line, the events lost in the crash are regenerated and
     appended, and the session keeps appending to the file: the finished file is byte-identical to an
-    uninterrupted run with the same seed and seats.
+    uninterrupted run with the same seed and seats. A log of another log format or rule-system version is refused
+    (``ReplayError``) before the file is touched.
     """
     p = Path(path)
+    _check_compatible(p)
     logged, _ = read_log(p)
     if isinstance(logged[-1], EndEvent):
         raise ReplayError(f"{p}: this session is finished (the log ends with its outcome {brief_outcome(logged[-1].outcome, 80)}); nothing to resume; "
@@ -252,8 +300,10 @@ def resume(path: str | os.PathLike[str]) -> Session:
 
 
 def verify(path: str | os.PathLike[str]) -> ReplaySummary:
-    """Replay a complete log and check every event; the log must end with the ``end`` event."""
+    """Replay a complete log and check every event; the log must end with the ``end`` event and be of this log
+    format and this version of its rule system (else ``ReplayError`` before anything is replayed)."""
     p = Path(path)
+    _check_compatible(p)
     logged, truncated = read_log(p)
     if truncated:
         raise ReplayError(f"{p}: the last line is cut off (the session crashed while writing it); resume it with `trpg resume {p}`")

@@ -19,11 +19,12 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from .decision import Answer, Decision, IllegalAnswer
+from .decision import Answer, Decision, IllegalAnswer, Simultaneous
 from .dice import Dice, Roll
 from .events import (
     AnswerEvent,
     CheckEvent,
+    CheckRoll,
     DecisionEvent,
     EndEvent,
     EventLog,
@@ -31,13 +32,19 @@ from .events import (
     InfoEvent,
     NarrationEvent,
     PhaseEvent,
+    RevealEvent,
     RollEvent,
+    RulingEvent,
     StateEvent,
+    VoidEvent,
 )
 from .machine import FlowState, MachineSpec
 from .scenario import LoadedScenario
+from .visibility import GM, audience, seat_transcript
 
-__all__ = ["Session", "GameContext", "Game", "package_version", "ROLES"]
+__all__ = ["Session", "GameContext", "Game", "package_version", "ROLES", "SessionKey"]
+
+_AUTO: Any = object()  # ``state(to=...)`` not given: the system's audience for the path decides
 
 #: seat roles: who sits where (the CLI's --seat ROLE=POLICY)
 ROLES = ("gm", "pc", "npc")
@@ -66,6 +73,8 @@ class Game(Protocol):
 
     def actors(self) -> list[str]: ...
 
+    def secrets(self) -> list[Any]: ...
+
 
 def _emit_after_end(cls: type[BaseModel], fields: dict[str, Any]) -> None:
     raise RuntimeError(f"the session is over: the rules emitted a {cls.__name__} after the end (engine bug)")
@@ -79,7 +88,10 @@ def _close_all(flows: list[FlowState]) -> None:
 
 @dataclass
 class GameContext:
-    """Everything the rules may touch: the scenario, the config, the dice and the event sink."""
+    """Everything the rules may touch: the scenario, the config, the dice and the event sink.
+
+    Every emitter takes an audience (``to``: ``None`` for everyone, else the actors who may see it; the GM is added
+    unless ``gm=False``): the engine, not the agents, decides who sees what (``engine.core.visibility``)."""
 
     scenario: LoadedScenario
     config: Any
@@ -97,6 +109,12 @@ class GameContext:
     #: whether events are kept or written: when not, rules may skip building the payload of an event nobody reads
     #: (state events must still go through ``state``: it moves ``version``)
     recording: bool = True
+    #: the system's audience of a state path (set by the game): path → None (everyone) or the actors who may see
+    #: the change; without it every state change is public
+    state_audience: Callable[[str], list[str] | None] | None = None
+    #: checks and rulings so far (their ids ``k1``…, ``r1``… count even when nothing is recorded)
+    checks: int = 0
+    rulings: int = 0
 
     def release(self) -> None:
         """Close every flow state of this session: positions stay readable, a later trigger is an engine bug."""
@@ -105,23 +123,75 @@ class GameContext:
     def emit(self, event: BaseModel) -> None:
         self._emit(type(event), dict(event))
 
-    def state(self, path: str, old: Any, new: Any, rule: str = "", cause: str = "") -> None:
+    def state(self, path: str, old: Any, new: Any, rule: str = "", cause: str = "", to: Any = _AUTO) -> None:
         self.version = v = self.version + 1
         self.heads[path.partition(".")[0]] = v
         if self.recording:
-            self._emit(StateEvent, {"path": path, "old": old, "new": new, "rule": rule, "cause": cause})
+            fields: dict[str, Any] = {"path": path, "old": old, "new": new, "rule": rule, "cause": cause}
+            if to is _AUTO:
+                fn = self.state_audience
+                to = fn(path) if fn is not None else None
+            else:
+                to = audience(to)
+            if to is not None:
+                fields["to"] = to
+            self._emit(StateEvent, fields)
 
-    def narrate(self, actor: str, text: str, source: str = "scenario") -> None:
+    def narrate(self, actor: str, text: str, source: str = "scenario", *, to: Iterable[str] | None = None,
+                gm: bool = True) -> None:
         if self.recording:
-            self._emit(NarrationEvent, {"actor": actor, "text": text, "source": source})
+            fields: dict[str, Any] = {"actor": actor, "text": text, "source": source}
+            if to is not None:
+                fields["to"] = audience(to, gm=gm)
+            self._emit(NarrationEvent, fields)
 
-    def info(self, topic: str, text: str, **data: Any) -> None:
-        if self.recording:
-            self._emit(InfoEvent, {"topic": topic, "text": text, "data": data})
+    def whisper(self, to: Iterable[str], text: str, *, actor: str = GM, source: str = "whisper") -> None:
+        """Narration only ``to`` (and the GM) hear: a clue handed to one investigator, a secret told in private."""
+        self.narrate(actor, text, source, to=to)
 
-    def check(self, check: str, rule: str, data: dict[str, Any]) -> None:
+    def info(self, topic: str, text: str, *, to: Iterable[str] | None = None, gm: bool = True, **data: Any) -> None:
         if self.recording:
-            self._emit(CheckEvent, {"check": check, "rule": rule, "data": data})
+            fields: dict[str, Any] = {"topic": topic, "text": text, "data": data}
+            if to is not None:
+                fields["to"] = audience(to, gm=gm)
+            self._emit(InfoEvent, fields)
+
+    def check(self, check: str, rule: str, data: Mapping[str, Any], *, label: str | None = None,
+              rolls: Iterable[CheckRoll | Mapping[str, Any]] = (), result: str = "",
+              to: Iterable[str] | None = None) -> str:
+        """Record a resolved check; returns its id (``k1``, ``k2``, ...), by which a later ``void`` retracts it."""
+        self.checks = n = self.checks + 1
+        cid = f"k{n}"
+        if self.recording:
+            d = dict(data)
+            fields: dict[str, Any] = {
+                "id": cid, "check": check, "rule": rule,
+                "label": label if label is not None else str(d.get("label", "")),
+                "rolls": [r if isinstance(r, CheckRoll) else CheckRoll(**r) for r in rolls],
+                "result": result, "data": d,
+            }
+            if to is not None:
+                fields["to"] = audience(to)
+            self._emit(CheckEvent, fields)
+        return cid
+
+    def void(self, check_id: str, rule: str, reason: str = "", by: str = "") -> None:
+        """Retract an earlier check (「A」's hero point effect B): a new event, the log is never edited."""
+        if self.recording:
+            self._emit(VoidEvent, {"check": check_id, "rule": rule, "reason": reason, "by": by})
+
+    def ruling(self, by: str, kind: str, subject: str, verdict: str, reason: str | None = None, *, text: str = "",
+               rule: str = "", to: Iterable[str] | None = None, **data: Any) -> str:
+        """Record a GM ruling (approval, or refusal with its reason code); returns its id (``r1``, ...)."""
+        self.rulings = n = self.rulings + 1
+        rid = f"r{n}"
+        if self.recording:
+            fields: dict[str, Any] = {"id": rid, "by": by, "kind": kind, "subject": subject, "verdict": verdict,
+                                      "reason": reason, "text": text, "rule": rule, "data": data}
+            if to is not None:
+                fields["to"] = audience(to)
+            self._emit(RulingEvent, fields)
+        return rid
 
     def flow(self, spec: MachineSpec) -> FlowState:
         fs = FlowState(spec, self._on_move if self.recording else None)
@@ -130,6 +200,13 @@ class GameContext:
 
     def _on_move(self, machine: str, trigger: str, src: str, dst: str) -> None:
         self._emit(PhaseEvent, {"machine": machine, "trigger": trigger, "src": src, "dst": dst})
+
+
+class SessionKey:
+    """An opaque, weakly referenceable token of one session: agents that keep per-session notes (an LLM seat's
+    warnings) key them by it instead of holding the session."""
+
+    __slots__ = ("__weakref__",)
 
 
 class Session:
@@ -189,6 +266,16 @@ class Session:
         self._gen = self.game.run()
         self.outcome: dict[str, Any] | None = None
         self._pending: Decision | None = None
+        #: a simultaneous node being answered: its members' checked answers are held here, outside the game state
+        self._group: Simultaneous | None = None
+        self._held: dict[str, Answer] = {}
+        self._labels: dict[str, str] = {}
+        self.key = SessionKey()
+        table = getattr(self.system, "decision_table", None) or {}
+        #: decision kinds whose answers everyone sees (the system's decision table); others: the actor and the GM
+        self._public_kinds = frozenset(k for k, spec in table.items() if getattr(spec, "public", False))
+        if getattr(self.game, "state_audience", None) is not None and self.ctx.state_audience is None:
+            self.ctx.state_audience = self.game.state_audience
         self._advance(None, first=True)
 
     # -- config ------------------------------------------------------------------------------------------------
@@ -219,7 +306,10 @@ class Session:
             self._events.append((cls, fields))
 
     def _on_roll(self, r: Roll) -> None:
-        self._emit_kw(RollEvent, {"purpose": r.purpose, "sides": r.sides, "value": r.value, "forced": r.forced})
+        fields: dict[str, Any] = {"purpose": r.purpose, "sides": r.sides, "value": r.value, "forced": r.forced}
+        if getattr(r, "secret", False):  # a shuffle's draws: the order of a hidden deck is nobody's but the GM's
+            fields["to"] = [GM]
+        self._emit_kw(RollEvent, fields)
 
     def record(self, event: BaseModel) -> None:
         """Agents' own events (model calls) go into the same log, in order."""
@@ -231,7 +321,16 @@ class Session:
     # -- the contract ------------------------------------------------------------------------------------------
     @property
     def pending(self) -> Decision | None:
+        """The next unanswered decision (of a simultaneous node: its first unanswered member), None when over."""
         return self._pending
+
+    def pending_all(self) -> list[Decision]:
+        """Every decision that may be answered now: the members of a simultaneous node not answered yet (in the
+        order the rules listed them), else the one pending decision. A table may ask them concurrently."""
+        group = self._group
+        if group is not None:
+            return [d for d in group.decisions if d.actor not in self._held]
+        return [self._pending] if self._pending is not None else []
 
     @property
     def is_over(self) -> bool:
@@ -243,45 +342,94 @@ class Session:
     def actor_role(self, actor: str) -> str:
         return self.game.actor_role(actor)
 
+    def prompt_role(self, actor: str) -> str:
+        """The prompt template role of ``actor`` (gm, pc, npc, or a role the system adds such as curse)."""
+        fn = getattr(self.game, "prompt_role", None)
+        if fn is not None:
+            return str(fn(actor))
+        role = self.game.actor_role(actor)
+        return role if role in ROLES else "npc"
+
     def snapshot(self) -> dict[str, Any]:
         return self.game.snapshot()
 
-    def answer(self, raw: Any, *, policy: str = "") -> None:
+    def transcript(self, actor: str, start: int = 0) -> list[Any]:
+        """The events from index ``start`` on as ``actor`` may see them (``engine.core.visibility``): the only way a
+        seat reads the past. Needs the events kept (``keep_events``)."""
+        return seat_transcript(self.events, actor, start)
+
+    def view(self, decision: Decision | None = None) -> Any:
+        """The seat view of a pending decision (default ``pending``): what its actor's agent is given."""
+        from .seat import SeatView
+
+        d = decision if decision is not None else self._pending
+        if d is None:
+            raise RuntimeError("the session is over: there is nothing to answer")
+        return SeatView(self, d)
+
+    def _target(self, seq: int | None) -> Decision:
         d = self._pending
         if d is None:
             raise RuntimeError("the session is over: there is nothing to answer")
+        if seq is None or seq == d.seq:
+            return d
+        for m in self.pending_all():
+            if m.seq == seq:
+                return m
+        raise IllegalAnswer(d, f"this answer is for decision #{seq}, which is not pending (pending: "
+                               + ", ".join(f"#{m.seq}" for m in self.pending_all()) + "); it came too late or twice")
+
+    def answer(self, raw: Any, *, policy: str = "", seq: int | None = None) -> None:
+        """Check ``raw`` against the pending decision (``seq``: the decision it answers, which must be pending —
+        any member of a simultaneous node), log it and run the rules on. ``IllegalAnswer``: nothing changed."""
+        d = self._target(seq)
         try:
             ans = d.check(raw)
         except IllegalAnswer:
             self.illegal_answers += 1
             raise
+        group = self._group
+        label = ""
         if self._recording:
-            label = ""
             if d.options is not None and (ans.choice is not None or ans.choices):
                 picked = (ans.choice,) if ans.choice is not None else ans.choices or ()
                 label = " / ".join(d.label_of(x) for x in picked)
-            self._emit_kw(AnswerEvent, {"seq": d.seq, "actor": d.actor, "kind": d.kind, "answer": ans.to_json(),
-                                        "policy": policy, "label": label})
-        self._advance(ans)
-
-    def _advance(self, ans: Answer | None, first: bool = False) -> None:
-        try:
-            d = next(self._gen) if first else self._gen.send(ans)  # type: ignore[arg-type]
-        except StopIteration as stop:
-            self._pending = None
-            self.outcome = stop.value or {}
-            self._emit_kw(EndEvent, {"outcome": self.outcome})
-            self.close()
-            self.ctx.release()
-            # the context's event sink was the only way back from the rules to this session: without it a finished
-            # session (its table, dice and rolls) is freed as soon as the caller drops it, not at the next collection
-            self.ctx._emit = _emit_after_end
+            fields: dict[str, Any] = {"seq": d.seq, "actor": d.actor, "kind": d.kind, "answer": ans.to_json(),
+                                      "policy": policy, "label": label}
+            if group is not None:
+                fields["to"] = [d.actor]
+                fields["sealed"] = True
+            elif d.kind not in self._public_kinds:
+                fields["to"] = audience((d.actor,))
+            self._emit_kw(AnswerEvent, fields)
+        d.seal()
+        if group is None:
+            self._advance(ans)
             return
+        self._held[d.actor] = ans
+        self._labels[d.actor] = label
+        rest = self.pending_all()
+        if rest:
+            self._pending = rest[0]
+            return
+        held = {m.actor: self._held[m.actor] for m in group.decisions}
+        if self._recording:
+            fields = {"kind": group.kind, "rule": group.rule, "seqs": [m.seq for m in group.decisions],
+                      "answers": {a: x.to_json() for a, x in held.items()},
+                      "labels": {m.actor: self._labels[m.actor] for m in group.decisions if self._labels[m.actor]}}
+            if group.reveal_to is not None:  # () : nobody yet (the rules announce the answers themselves later)
+                fields["to"] = audience(group.reveal_to, gm=bool(group.reveal_to))
+            self._emit_kw(RevealEvent, fields)
+        self._group = None
+        self._held = {}
+        self._labels = {}
+        self._advance(held)
+
+    def _ask(self, d: Decision, to: list[str] | None) -> None:
         d.seq = self.decisions
         self.decisions += 1
         actor = d.actor
         d._observe = lambda: self.game.observation(actor)
-        self._pending = d
         if not self._recording:
             return
         self._emit_kw(
@@ -295,8 +443,31 @@ class Session:
                 "options": list(d.option_ids) if d.options is not None else None,
                 "pick": list(d.pick) if d.pick is not None else None,
                 "payload": d.payload_model.__name__ if d.payload_model is not None else None,
+                "to": to,
             },
         )
+
+    def _advance(self, ans: Any, first: bool = False) -> None:
+        try:
+            d = next(self._gen) if first else self._gen.send(ans)  # type: ignore[arg-type]
+        except StopIteration as stop:
+            self._pending = None
+            self.outcome = stop.value or {}
+            self._emit_kw(EndEvent, {"outcome": self.outcome})
+            self.close()
+            self.ctx.release()
+            # the context's event sink was the only way back from the rules to this session: without it a finished
+            # session (its table, dice and rolls) is freed as soon as the caller drops it, not at the next collection
+            self.ctx._emit = _emit_after_end
+            return
+        if type(d) is Simultaneous:
+            self._group = d
+            for m in d.decisions:
+                self._ask(m, [m.actor])  # a member's question is its own: the GM sees it only as a member
+            self._pending = d.decisions[0]
+            return
+        self._ask(d, audience((d.actor,)))
+        self._pending = d
 
     def close(self) -> None:
         if self._log is not None:

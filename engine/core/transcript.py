@@ -25,9 +25,13 @@ from .events import (
     ModelCallEvent,
     NarrationEvent,
     PhaseEvent,
+    RevealEvent,
     RollEvent,
+    RulingEvent,
     StateEvent,
+    VoidEvent,
 )
+from .visibility import seat_transcript, voided_checks
 
 __all__ = ["render_transcript"]
 
@@ -84,6 +88,8 @@ def _blocks(events: Iterable[BaseModel]) -> list[_Block]:
     out: list[_Block] = []
     rolls: list[RollEvent] = []
     machines: dict[str, int] = {}
+    events = list(events)
+    void = voided_checks(events)
 
     def roll_text(r: RollEvent) -> str:
         return f"d{r.sides} = {r.value}" + (" (forced)" if r.forced else "") + f" — {r.purpose}"
@@ -98,9 +104,12 @@ def _blocks(events: Iterable[BaseModel]) -> list[_Block]:
             rolls.append(ev)
             continue
         if isinstance(ev, CheckEvent):
-            text, details = _check_lines(ev.data)
+            if ev.id in void:  # retracted later (a void event): not part of what happened; the log keeps it
+                rolls.clear()
+                continue
+            text, details = _check_lines({"label": ev.label, **ev.data} if ev.label else ev.data)
             items = [roll_text(r) for r in rolls] + details
-            out.append(_Block("check", title=f"Check {ev.check}", meta=ev.rule, text=text, items=items))
+            out.append(_Block("check", title=f"Check {ev.id} {ev.check}", meta=ev.rule, text=text, items=items))
             rolls.clear()
             continue
         flush_rolls()
@@ -152,6 +161,14 @@ def _blocks(events: Iterable[BaseModel]) -> list[_Block]:
         elif isinstance(ev, ModelCallEvent):
             model = ev.data.get("model", "")
             out.append(_Block("model", title=f"#{ev.seq} {ev.actor}: model call", meta=str(model)))
+        elif isinstance(ev, VoidEvent):
+            out.append(_Block("info", title="void", text=f"check {ev.check} is void: {ev.reason}", meta=ev.rule))
+        elif isinstance(ev, RulingEvent):
+            verdict = "approved" if ev.verdict == "approve" else f"rejected ({ev.reason}: {ev.text})"
+            out.append(_Block("info", title=f"ruling {ev.id}", text=f"{ev.by}: {ev.subject} — {verdict}", meta=ev.rule))
+        elif isinstance(ev, RevealEvent):
+            shown = "; ".join(f"{a}: {ev.labels.get(a) or _answer_text(x)}" for a, x in ev.answers.items())
+            out.append(_Block("info", title=f"reveal {ev.kind}", text=shown, meta=ev.rule))
         elif isinstance(ev, EndEvent):
             out.append(_Block("end", title="End", items=[f"{k}: {_j(v)}" for k, v in ev.outcome.items()]))
         else:
@@ -248,9 +265,15 @@ code { background: #eee; padding: 0 0.2em; }
 )
 
 
-def render_transcript(events: Iterable[BaseModel], fmt: Literal["md", "html"] = "md") -> str:
-    """Render events (a log's, header first, or a live session's) as Markdown or standalone HTML."""
-    blocks = _blocks(events)
+def render_transcript(events: Iterable[BaseModel], fmt: Literal["md", "html"] = "md", *,
+                      seat: str | None = None) -> str:
+    """Render events (a log's, header first, or a live session's) as Markdown or standalone HTML: everything (the
+    audit view), or what one seat saw (``seat``: an actor id; ``engine.core.visibility``). Voided checks are left
+    out either way (the log keeps them)."""
+    evs = list(events)
+    if seat is not None:
+        evs = evs[:1] + seat_transcript(evs, seat, 1) if evs and isinstance(evs[0], HeaderEvent) else seat_transcript(evs, seat)
+    blocks = _blocks(evs)
     if fmt == "md":
         return _md(blocks)
     if fmt == "html":

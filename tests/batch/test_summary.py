@@ -7,7 +7,9 @@ import pickle
 import pytest
 
 from agent.batch.runner import play_one
-from agent.batch.summary import bloodberry_success_probability, summarize, yogaribito_success_probability
+from agent.batch.summary import summarize
+from engine.systems.bloodberry.report import success_probability as bloodberry_success_probability
+from engine.systems.yogaribito.report import success_probability as yogaribito_success_probability
 
 from .conftest import INOIRI, YOGARIBITO
 
@@ -124,7 +126,7 @@ def test_replacement_pc_has_end_values_but_no_trajectory():
 def test_yogaribito_constant_feats_count_when_they_apply():
     """A constant feat is never "used": it counts as fired when it is in a check's static modifiers or in a damage
     determination's parts (the target's for damage received, the attacker's for damage dealt)."""
-    from agent.batch.summary import _yogaribito_check_effects
+    from engine.systems.yogaribito.report import check_effects as _yogaribito_check_effects
 
     assert _yogaribito_check_effects("damage", {"attacker": "count", "target": "jin",
                                                 "parts": [["1D6", 4], ["diamond_body", -1], ["night_predator", 1],
@@ -143,10 +145,77 @@ def test_a_yogaribito_session_counts_its_constant_feats_from_the_log():
         s = Session(sc, seed)
         agent = ScriptedAgent()
         while not s.is_over:
-            s.answer(agent.act(s.pending, s), policy="scripted")
+            s.answer(agent.act(s.view()), policy="scripted")
         applied = sum(1 for e in s.events if getattr(e, "type", "") == "check" and e.check == "damage"
                       and any(p[0] == "diamond_body" for p in e.data["parts"]))
         if applied:
             assert summarize(s)["effects"].get("jin:diamond_body") == applied
             return
     pytest.fail("no session of 40 applied diamond_body")
+
+
+class _HandSession:
+    """Just what ``summarize`` reads of a session, around events built by hand."""
+
+    def __init__(self, system, events):
+        from types import SimpleNamespace
+
+        self.system = system
+        self.events = events
+        self.outcome = {"ending": "done", "pcs": {"jin": "alive"}}
+        self.seed = 0
+        self.decisions = 0
+        self.scenario = SimpleNamespace(id="hand", model=SimpleNamespace(pcs=[]))
+        self.game = SimpleNamespace(actors=lambda: ["jin"])
+
+    def actor_role(self, actor):
+        return "pc"
+
+    def snapshot(self):
+        return {}
+
+
+def _hit(cid, faces, success):
+    from engine.core.events import CheckEvent, CheckRoll
+
+    roll = CheckRoll(who="jin", pool=len(faces), faces=faces, target=1, ach=sum(f >= 5 for f in faces),
+                     success=success, result="success" if success else "failure")
+    mods = [] if success else [["ordinary_intuition", 1]]  # a constant feat in the pool
+    return CheckEvent(id=cid, check="hit", rule="§5.2", label="命中判定", rolls=[roll],
+                      data={"who": "jin", "rolls": [faces], "luck": None, "mods": mods})
+
+
+@pytest.mark.parametrize("lazy", [False, True], ids=["models", "tuples"])
+@pytest.mark.parametrize("system", ["yogaribito", None])
+def test_a_voided_check_is_not_counted(lazy, system):
+    """A ``void`` event retracts a check (「A」's hero point effect B): the statistics skip it, its effects too;
+    a check nobody voided counts. The probability comes from the typed dice line (pool, target)."""
+    from engine.core.events import RollEvent, VoidEvent
+    from engine.core.registry import get_system
+
+    events = [RollEvent(purpose="hit:jin", sides=6, value=5), RollEvent(purpose="hit:jin", sides=6, value=6),
+              _hit("k1", [5, 6], True),
+              RollEvent(purpose="hit:jin", sides=6, value=1), RollEvent(purpose="hit:jin", sides=6, value=2),
+              _hit("k2", [1, 2], False),
+              VoidEvent(check="k2", rule="§8", reason="ヒーローポイント効果B", by="jin")]
+    if lazy:  # as a session keeps them before anyone materializes them
+        events = [(type(e), dict(e.__dict__)) for e in events]
+    info = get_system("yogaribito")
+    if system is None:  # a system without report hooks: the generic ones (counts only)
+        from dataclasses import replace
+
+        info = replace(info, id="handmade", report=None)
+    s = summarize(_HandSession(info, events))
+    hit = s["checks"]["hit"]
+    assert (hit["n"], hit["judged"], hit["succ"]) == (1, 1, 1)
+    if system is None:
+        assert (hit["p_n"], hit["p_sum"]) == (0, 0.0)
+    else:
+        assert (hit["p_n"], hit["p_succ"]) == (1, 1)
+        assert hit["p_sum"] == pytest.approx(yogaribito_success_probability(2, 1))
+        assert "jin:ordinary_intuition" not in s["effects"]  # only the voided check applied it
+    # without the void both count
+    s = summarize(_HandSession(info, events[:-1]))
+    assert (s["checks"]["hit"]["n"], s["checks"]["hit"]["succ"]) == (2, 1)
+    if system is not None:
+        assert s["effects"] == {"jin:ordinary_intuition": 1}

@@ -14,7 +14,7 @@ SCENARIO = "scenarios/bloodberry/inoiri_dolls.yaml"
 def _play(session: Session) -> dict:
     agent = ScriptedAgent()
     while not session.is_over:
-        session.answer(agent.act(session.pending, session), policy=agent.name)
+        session.answer(agent.act(session.view()), policy=agent.name)
     assert session.outcome is not None
     return session.outcome
 
@@ -67,7 +67,7 @@ def test_a_pc_at_zero_rolls_its_absence(tmp_path):
     from engine.systems.bloodberry.procedures import PROCEDURES
 
     assert "session_end" in PROCEDURES
-    sc = load_scenario("tests/examples/bloodberry_cast.yaml")
+    sc = load_scenario("engine/systems/bloodberry/examples/bloodberry_cast.yaml")
     s = Session(sc, seed=0, forced_dice=[4],
                 options={"procedure": {"session_end": {}},
                          "setup": {"chars": {"aoi": {"abilities": {"grace": 0}, "full": {"grace": 2}, "status": "dropped"}}}})

@@ -85,7 +85,7 @@ def test_round_progression_hands_never_exceed_their_size(seed, actors, mode, res
     from agent.random_agent import RandomAgent
     from engine.core import Session, load_scenario
 
-    sc = load_scenario("tests/examples/bloodberry_cast.yaml")
+    sc = load_scenario("engine/systems/bloodberry/examples/bloodberry_cast.yaml")
     s = Session(sc, seed=seed, config={"initiative_card_mode": mode, "change_limit_reset": reset},
                 options={"procedure": {"round_progression": {"actors": actors, "cycles": 4}}})
     agent = RandomAgent(seed)
@@ -95,7 +95,7 @@ def test_round_progression_hands_never_exceed_their_size(seed, actors, mode, res
             assert all(len(h) <= 3 for h in rp.hands.values())
             ids = [c.id for h in rp.hands.values() for c in h] + [c.id for c in rp.shoe.deck] + [c.id for c in rp.shoe.discard]
             assert len(ids) == 104 and len(set(ids)) == 104
-        s.answer(agent.act(s.pending, s), policy="random")
+        s.answer(agent.act(s.view()), policy="random")
     if reset == "per_cycle":
         changes = [e for e in s.events if getattr(e, "topic", None) == "change"]
         assert len(changes) <= len(actors) * 4

@@ -8,7 +8,7 @@ import json
 from agent.random_agent import RandomAgent
 from engine.core import Session, load_scenario
 
-CAST = load_scenario("tests/examples/bloodberry_cast.yaml")
+CAST = load_scenario("engine/systems/bloodberry/examples/bloodberry_cast.yaml")
 
 
 def _rp_session(seed: int) -> Session:
@@ -33,7 +33,7 @@ def test_round_progression_hands_are_private():
                 assert json.dumps(cards["hand_sizes"]) in text
             assert s.observation("gm")["cards"]["hands"] == hands
             checked += 1
-        s.answer(agent.act(s.pending, s), policy="random")
+        s.answer(agent.act(s.view()), policy="random")
     assert checked > 5
 
 
@@ -58,5 +58,5 @@ def test_flag_map_camp_hands_are_private():
             gm = s.observation("gm")["flag_map"]["camps"]
             assert gm[b.id]["hand"] == [c.code for c in b.hand]
             checked += 1
-        s.answer(agent.act(s.pending, s), policy="random")
+        s.answer(agent.act(s.view()), policy="random")
     assert checked > 3

@@ -1,7 +1,7 @@
 """A toy rule system for core tests: three flow states, a choice, a pick and a payload decision, dice and checks.
 
-Registered only by the tests (``register_toy``), never in ``KNOWN_SYSTEM_MODULES``, so core tests do not depend on
-any real system being finished.
+Registered only by the tests (``register_toy``), never a package of ``engine.systems`` (the registry imports every
+one), so core tests do not depend on any real system being finished.
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ class ToyGame:
                     rule="toy §4",
                     payload_model=ToyBid,
                     payload_check=lambda bid, limit=limit: f"amount {bid.amount} exceeds {limit}" if bid.amount > limit else None,
-                    context={"random_payloads": payloads} if payloads else {},
+                    samples=payloads,
                 )
                 roll = ctx.dice.d6("toy bid")
                 ctx.check("toy.bid", "toy §4", {"bid": ans.payload.amount, "roll": roll})  # type: ignore[union-attr]

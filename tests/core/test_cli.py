@@ -163,19 +163,61 @@ def test_examples_with_an_unreadable_file_fail(capsys, tmp_path):
 
 def test_check_lines_name_the_rollers_by_their_display_names():
     from agent.cli import check_lines
-    from engine.core.events import CheckEvent
+    from engine.core.events import CheckEvent, CheckRoll
 
     names = {"beni": "御堂 紅", "aoi": "七瀬 葵", "count": "夜の伯爵"}.get
-    one = CheckEvent(check="hit", rule="§7.5", data={"label": "《吸血》の命中判定", "who": "count", "pool": 2,
-                                                    "faces": [5, 1], "ach": 1, "target": 1, "success": True})
+    one = CheckEvent(id="k1", check="hit", rule="§7.5", label="《吸血》の命中判定",
+                     rolls=[CheckRoll(who="count", pool=2, faces=[5, 1], ach=1, target=1, success=True)])
     assert check_lines(one, lambda i: names(i, i)) == ["《吸血》の命中判定: 夜の伯爵 2D [5 1] → 達成値 1 / 目標 1 成功"]
     # a single roller already named in the label is not repeated; with two rollers each line names its own
-    solo = CheckEvent(check="judge", rule="§5", data={"label": "御堂 紅: 南京錠を開ける", "rollers": [
-        {"who": "beni", "pool": 1, "faces": [6], "ach": 1, "threshold": 1, "success": True}]})
+    solo = CheckEvent(id="k2", check="judge", rule="§5", label="御堂 紅: 南京錠を開ける",
+                      rolls=[CheckRoll(who="beni", pool=1, faces=[6], ach=1, target=1, success=True)])
     assert check_lines(solo, lambda i: names(i, i)) == ["御堂 紅: 南京錠を開ける: 1D [6] → 達成値 1 / 目標 1 成功"]
-    two = CheckEvent(check="judge", rule="§5", data={"label": "御堂 紅 → 七瀬 葵 誘惑", "rollers": [
-        {"who": "beni", "pool": 1, "faces": [6], "ach": 1, "threshold": 1, "success": True},
-        {"who": "aoi", "pool": 1, "faces": [2], "ach": 0, "threshold": 1, "success": False}]})
+    two = CheckEvent(id="k3", check="judge", rule="§5", label="御堂 紅 → 七瀬 葵 誘惑", rolls=[
+        CheckRoll(who="beni", pool=1, faces=[6], ach=1, target=1, success=True),
+        CheckRoll(who="aoi", pool=1, faces=[2], ach=0, target=1, success=False)])
     lines = check_lines(two, lambda i: names(i, i))
     assert lines[0].startswith("御堂 紅 → 七瀬 葵 誘惑: 御堂 紅 1D") and lines[1].startswith("御堂 紅 → 七瀬 葵 誘惑: 七瀬 葵 1D")
     assert check_lines(one) == ["《吸血》の命中判定: count 2D [5 1] → 達成値 1 / 目標 1 成功"]  # ids without a session
+    # a check without dice of its own (an opposed check's verdict, damage) shows its result
+    verdict = CheckEvent(id="k4", check="damage", rule="§7.7.1", label="ダメージ → 御堂 紅", result="3")
+    assert check_lines(verdict) == ["ダメージ → 御堂 紅: 3"]
+
+
+def test_replay_verify_refuses_a_log_of_another_system_version(capsys, toy_path, tmp_path):
+    log = tmp_path / "a.jsonl"
+    code, out, err = run(capsys, "play", toy_path, "--seat", "all=scripted", "--seed", 3, "--log", log, "--quiet")
+    assert code == 0, err
+    lines = log.read_text(encoding="utf-8").splitlines(keepends=True)
+    header = json.loads(lines[0])
+    assert header["system_version"] == "0.1"
+    header["system_version"] = "0.0.9"
+    lines[0] = json.dumps(header, ensure_ascii=False, separators=(",", ":")) + "\n"
+    log.write_text("".join(lines), encoding="utf-8")
+    code, out, err = run(capsys, "replay", log, "--verify")
+    assert code == 2 and not out
+    one_paragraph_error(err)
+    assert err.strip() == (
+        f"trpg: error: {log}: this log was played with おもちゃ (toy) 0.0.9; this install has version 0.1, "
+        "whose rules differ, so it cannot be replayed or resumed"
+    )
+
+
+def test_seats_given_override_only_what_they_name(capsys, toy_path, tmp_path, monkeypatch):
+    """`--seat gm=random` changes the GM's seat and nothing else: the first PC stays human (it used to make the
+    whole table scripted, with no human seat left)."""
+    def no_input(prompt=""):
+        raise EOFError
+
+    monkeypatch.setattr("builtins.input", no_input)
+    log = tmp_path / "s.jsonl"
+    code, out, err = run(capsys, "play", toy_path, "--seat", "gm=random", "--seed", 1, "--log", log)
+    assert code == 0, err  # no input: the human seat's first question ends the run, saved
+    header = json.loads(log.read_text(encoding="utf-8").splitlines()[0])
+    assert header["seats"] == {"all": "scripted", "first_pc": "human", "gm": "random"}
+    assert "saved: resume with" in out
+    # naming `all` names everyone: no human seat is kept
+    log2 = tmp_path / "t.jsonl"
+    code, out, err = run(capsys, "play", toy_path, "--seat", "all=scripted", "--seed", 1, "--log", log2, "--quiet")
+    assert code == 0, err
+    assert json.loads(log2.read_text(encoding="utf-8").splitlines()[0])["seats"] == {"all": "scripted"}

@@ -41,3 +41,33 @@ def test_listener_sees_every_roll_with_its_purpose():
     d.listen(seen.append)
     d.pool(3, "判定")
     assert [(r.purpose, r.sides) for r in seen] == [("判定", 6)] * 3
+
+
+@pytest.mark.parametrize("face", ["d6:3", (6, 3), [6, 3]])
+def test_a_sized_forced_face_waits_for_a_die_of_its_size(face):
+    plain = Dice(7)
+    stream = [plain.roll(4, "p"), plain.d6("p"), plain.roll(4, "p")]
+    d = Dice(7, [face])
+    assert d.roll(4, "other size") == stream[0]  # from the seeded stream, the d6 face stays queued
+    assert d.forced_left == 1
+    assert d.d6("its size") == 3 and d.forced_left == 0
+    assert [d.d6("p"), d.roll(4, "p")] == stream[1:]  # the forced face did not consume the stream
+    assert [(r.sides, r.forced) for r in d.rolls] == [(4, False), (6, True), (6, False), (4, False)]
+
+
+def test_only_the_head_of_the_forced_queue_is_considered():
+    plain = Dice(3)
+    stream = [plain.roll(4, "p") for _ in range(2)]
+    d = Dice(3, ["d6:5", "d4:2", 1])
+    # the head is for a d6: d4s draw from the stream (a d6 face of 5 does not have to fit them), even though a d4
+    # face is queued behind it
+    assert [d.roll(4, "a"), d.roll(4, "b")] == stream and d.forced_left == 3
+    assert d.d6("c") == 5
+    assert d.roll(4, "d") == 2
+    assert d.roll(8, "e") == 1  # a face without a size is taken by the next die, whatever its size
+    assert [r.forced for r in d.rolls] == [False, False, True, True, True]
+
+
+def test_a_sized_forced_face_of_the_right_size_must_still_fit():
+    with pytest.raises(DiceScriptError, match="does not fit a d4"):
+        Dice(0, ["d4:5"]).roll(4, "x")

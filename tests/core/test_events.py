@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from engine.core import EventLog, read_log
-from engine.core.events import CheckEvent, HeaderEvent, LogReadError, NarrationEvent, RollEvent
+from engine.core.events import CheckEvent, CheckRoll, HeaderEvent, LogReadError, NarrationEvent, RollEvent
 
 HEADER = HeaderEvent(package_version="0", system="toy", system_version="0.1", scenario_id="s", scenario_version="1",
                      scenario_path="s.yaml", scenario_sha256="0" * 64, seed=3, seats={"all": "scripted"})
@@ -11,7 +11,8 @@ HEADER = HeaderEvent(package_version="0", system="toy", system_version="0.1", sc
 
 def test_round_trip(tmp_path):
     events = [HEADER, RollEvent(purpose="判定", sides=6, value=4), NarrationEvent(actor="gm", text="雛が笑った。"),
-              CheckEvent(check="c", rule="§5", data={"faces": [1, 6], "ok": True})]
+              CheckEvent(id="k1", check="c", rule="§5", data={"faces": [1, 6], "ok": True},
+                            rolls=[CheckRoll(who="aoi", pool=2, faces=[1, 6], target=3, ach=1, success=False)], to=["aoi", "gm"])]
     log = EventLog(tmp_path / "a.jsonl")
     for e in events:
         log.write(e)

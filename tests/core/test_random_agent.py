@@ -17,11 +17,11 @@ def pick_decision(seq: int = 0) -> Decision:
 
 def test_deterministic_per_seed_seq_and_actor():
     a, b = RandomAgent(3), RandomAgent(3)
-    answers = [a.act(pick_decision(i)) for i in range(50)]
-    assert answers == [b.act(pick_decision(i)) for i in range(50)]
-    assert answers != [RandomAgent(4).act(pick_decision(i)) for i in range(50)]
+    answers = [a.answer_for(pick_decision(i)) for i in range(50)]
+    assert answers == [b.answer_for(pick_decision(i)) for i in range(50)]
+    assert answers != [RandomAgent(4).answer_for(pick_decision(i)) for i in range(50)]
     # no hidden state: asking again, or in another order, gives the same answers
-    assert [a.act(pick_decision(i)) for i in reversed(range(50))] == list(reversed(answers))
+    assert [a.answer_for(pick_decision(i)) for i in reversed(range(50))] == list(reversed(answers))
 
 
 def test_subset_sizes_cover_the_bounds_and_are_legal():
@@ -29,7 +29,7 @@ def test_subset_sizes_cover_the_bounds_and_are_legal():
     sizes = set()
     for i in range(200):
         d = pick_decision(i)
-        ans = agent.act(d)
+        ans = agent.answer_for(d)
         d.check(ans)
         sizes.add(len(ans))
     assert sizes == {0, 1, 2, 3}
@@ -47,14 +47,22 @@ def test_payload_retries_against_the_cross_check():
                  payload_check=lambda b: "too much" if b.amount > 2 else None)
     for seq in range(30):
         d.seq = seq
-        answer = d.check({"payload": RandomAgent(5).act(d)})
+        answer = d.check(RandomAgent(5).answer_for(d))
         assert answer.payload is not None and answer.payload.amount <= 2
 
 
-def test_supplied_random_payloads_are_used():
+def test_payloads_are_fuzzed_first_and_samples_used_only_when_nothing_fuzzed_passes():
+    # a payload the schema allows and the rules accept: fuzzed, not taken from the samples
     d = Decision(actor="npc1", kind="toy.bid", prompt="", rule="r", payload_model=ToyBid,
-                 context={"random_payloads": [{"amount": 4, "word": "x"}]})
-    assert RandomAgent(0).act(d) == {"amount": 4, "word": "x"}
+                 samples=[{"amount": 4, "word": "x"}])
+    got = [RandomAgent(seed).answer_for(d) for seed in range(10)]
+    assert len({str(g) for g in got}) > 1 and all(d.check(g) for g in got)
+    # a cross-field rule no fuzzed payload meets: the decision's legal sample
+    d = Decision(actor="npc1", kind="toy.bid", prompt="", rule="r", payload_model=ToyBid,
+                 payload_check=lambda b: None if b.word == "合言葉" else "wrong word",
+                 samples=[{"amount": 4, "word": "合言葉"}])
+    assert RandomAgent(0).answer_for(d) == {"payload": {"amount": 4, "word": "合言葉"}}
+    assert "samples" not in d.to_dict() and not d.context  # not a hint that prompts would show
 
 
 def test_random_play_finishes_legally(toy_path):

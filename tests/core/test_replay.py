@@ -124,8 +124,9 @@ class RecordingAgent:
 
     name = "llm:fake"
 
-    def act(self, decision, session):
-        session.record(ModelCallEvent(seq=decision.seq, actor=decision.actor, kind=decision.kind, data={"model": "fake"}))
+    def act(self, view):
+        decision = view.decision
+        view.note(ModelCallEvent(seq=decision.seq, actor=decision.actor, kind=decision.kind, data={"model": "fake"}))
         return {"choice": "right"} if decision.kind == "toy.choose" else {"choices": ["y"]} if decision.kind == "toy.pick" else {"payload": {"amount": 2, "word": "うん"}}
 
 
@@ -133,7 +134,7 @@ def test_model_calls_and_fallbacks_are_reinserted(toy_path, tmp_path):
     class Bad:
         name = "bad"
 
-        def act(self, decision, session):
+        def act(self, view):
             return "nonsense"
 
     log = tmp_path / "a.jsonl"
@@ -174,7 +175,7 @@ def test_transcripts(toy_path, tmp_path):
     assert md.startswith("# toy_demo")
     assert "## play" in md and "> 人形たちが目を覚ます。" in md
     assert "**Decision #0 gm: toy.choose**" in md and "answer #0 gm →" in md
-    assert "Check toy.check" in md and "d6 = " in md and "## End" in md
+    assert "Check k1 toy.check" in md and "d6 = " in md and "## End" in md
     html = render_transcript(events, "html")
     assert html.startswith("<!DOCTYPE html>") and "人形たちが目を覚ます。" in html
     assert "<script" not in html and "<link" not in html and "src=" not in html and "url(" not in html  # no network assets
@@ -186,3 +187,68 @@ def test_html_escapes(toy_path, tmp_path):
     events = [NarrationEvent(actor="gm", text="<script>alert(1)</script>")]
     html = render_transcript(events, "html")
     assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+def rewrite_header(log: Path, **changes) -> None:
+    lines = log.read_text(encoding="utf-8").splitlines(keepends=True)
+    header = json.loads(lines[0])
+    header.update(changes)
+    lines[0] = json.dumps(header, ensure_ascii=False, separators=(",", ":")) + "\n"
+    log.write_text("".join(lines), encoding="utf-8")
+
+
+def refusals(log: Path) -> list[str]:
+    """What verify, session_from_log and resume (on the same log cut before its end) raise: each must be a plain
+    ReplayError (not a mismatch at some line) that starts with the log's path; returns the messages after the path."""
+    unfinished = log.with_name("unfinished.jsonl")
+    unfinished.write_bytes(b"".join(log.read_bytes().splitlines(keepends=True)[:10]))
+    before = unfinished.read_bytes()
+    calls = [
+        (verify, log),
+        (lambda p: session_from_log(p, for_resume=False), log),
+        (lambda p: session_from_log(p, for_resume=True), log),
+        (resume, unfinished),
+    ]
+    messages = []
+    for call, path in calls:
+        with pytest.raises(ReplayError) as ei:
+            call(path)
+        assert type(ei.value) is ReplayError, ei.value
+        prefix, _, msg = str(ei.value).partition(": ")
+        assert prefix == str(path) and "line" not in msg and "header differs" not in msg, str(ei.value)
+        messages.append(msg)
+    assert unfinished.read_bytes() == before  # refused before anything is cut or appended
+    return messages
+
+
+def test_a_log_of_another_system_version_is_refused_up_front(toy_path, tmp_path):
+    log = tmp_path / "a.jsonl"
+    play(toy_path, log)
+    rewrite_header(log, system_version="0.0.9")
+    for msg in refusals(log):
+        assert msg == (
+            "this log was played with おもちゃ (toy) 0.0.9; this install has version 0.1, whose rules differ, "
+            "so it cannot be replayed or resumed"
+        )
+
+
+def test_a_log_of_an_unknown_system_is_refused_up_front(toy_path, tmp_path):
+    log = tmp_path / "a.jsonl"
+    play(toy_path, log)
+    rewrite_header(log, system="nosuch")
+    for msg in refusals(log):
+        assert "this log was played with the rule system 'nosuch', which this install does not have" in msg
+        assert "toy" in msg and "cannot be replayed or resumed" in msg and msg.count(". ") == 0
+
+
+def test_a_log_of_another_format_is_refused_up_front(toy_path, tmp_path):
+    from engine.core.events import LOG_FORMAT
+
+    log = tmp_path / "a.jsonl"
+    play(toy_path, log)
+    # a later format may well have header fields this install does not know: the refusal comes before parsing
+    rewrite_header(log, format=LOG_FORMAT + 1, system_version="9.9", new_field=1)
+    for msg in refusals(log):
+        assert f"this log is in log format {LOG_FORMAT + 1}; this install reads format {LOG_FORMAT}" in msg
+        assert "cannot be replayed or resumed" in msg
+        assert "9.9" not in msg  # the format comes first: the other header fields may mean something else

@@ -58,9 +58,9 @@ def test_table_seats_agents_by_role(toy_path):
         def __init__(self, name):
             self.name = name
 
-        def act(self, d, session):
-            seen.append((d.actor, self.name))
-            return ScriptedAgent().act(d, session)
+        def act(self, view):
+            seen.append((view.actor, self.name))
+            return ScriptedAgent().act(view)
 
     Table(s, SeatSpec.parse(["all=scripted", "first_pc=random"]), lambda policy, actor: Spy(policy)).run()
     assert ("aoi", "random") in seen and ("gm", "scripted") in seen and ("npc1", "scripted") in seen
@@ -75,8 +75,8 @@ def test_illegal_answers_are_reasked_then_fall_back(toy_path):
     class Stubborn:
         name = "stubborn"
 
-        def act(self, d, session):
-            asked.append(d.seq)
+        def act(self, view):
+            asked.append(view.decision.seq)
             return "nowhere"
 
         def notify_illegal(self, err):
@@ -118,11 +118,11 @@ def test_async_agents_are_awaited(toy_path):
     class AsyncScripted:
         name = "async"
 
-        async def act_async(self, d, session):
+        async def act_async(self, view):
             await asyncio.sleep(0)
-            return ScriptedAgent().act(d, session)
+            return ScriptedAgent().act(view)
 
-        def act(self, d, session):  # pragma: no cover - must not be used
+        def act(self, view):  # pragma: no cover - must not be used
             raise AssertionError("act_async should be used")
 
     s = Session(load_scenario(toy_path), 2)

@@ -16,11 +16,11 @@ import pytest
 from rich.console import Console
 
 from agent.cli import _printer, main
-from agent.llm import LLMAgent, PolicyAnswer, parse_reply, reply_schema, speaks, strict_schema
+from agent.llm import LLMAgent, parse_reply, reply_schema, speaks, strict_schema
 from agent.models.base import ModelError, ModelReply, ModelRequest
 from agent.models.testing import FunctionModel, ScriptedOutputsModel
 from agent.scripted import ScriptedAgent
-from agent.table import SeatError, SeatSpec, Table, default_agent_factory
+from agent.table import GiveUp, SeatError, SeatSpec, Table, default_agent_factory
 from engine.core import Session, load_scenario
 from engine.core.decision import Decision, IllegalAnswer, Option
 from engine.core.events import AnswerEvent, EndEvent, HeaderEvent, InfoEvent, ModelCallEvent, read_log
@@ -108,11 +108,17 @@ def test_schema_payload_is_inlined_and_strict():
 
 
 def test_who_speaks():
+    from engine.core.decision_table import DecisionSpec
+    from engine.core.registry import get_system
+
     opts = [Option("a", "A")]
+    table = get_system("bloodberry").decision_table
     assert speaks(Decision("gm", "gm.permit", "", "", options=opts), "gm")
-    assert speaks(Decision("aoi", "pc.declare", "", "", options=opts), "pc")
-    assert speaks(Decision("ningyo", "curse.action", "", "", options=opts), "curse")
-    assert not speaks(Decision("aoi", "j.abandon", "", "", options=opts), "pc")
+    # declarations, as the system's decision table says (no kind list in agent/)
+    assert speaks(Decision("aoi", "pc.declare", "", "", options=opts), "pc", table["pc.declare"])
+    assert speaks(Decision("ningyo", "curse.action", "", "", options=opts), "curse", table["curse.action"])
+    assert speaks(Decision("x", "any", "", "", options=opts), "pc", DecisionSpec("any", "pc", "one", speech=True))
+    assert not speaks(Decision("aoi", "j.abandon", "", "", options=opts), "pc", table["j.abandon"])
     assert speaks(Decision("aoi", "j.abandon", "", "", options=opts, speech=True), "pc")
 
 
@@ -179,14 +185,17 @@ def test_illegal_option_is_reasked_with_the_engines_message(scenario_path, tmp_p
     engine_message = str(exc.value)
     model = ScriptedOutputsModel(['{"choice": "maybe", "say": null}', '{"choice": "none", "say": "今は与えない"}'])
     agent = LLMAgent(model)
-    ans = agent.act(d, s)
+    view = s.view(d)
+    ans = agent.act(view)
     assert ans.choice == "none" and ans.text == "今は与えない"
     assert model.remaining == 0 and len(model.requests) == 2
     second = model.requests[1].messages
     assert second[:2] == model.requests[0].messages
     assert second[2] == {"role": "assistant", "content": '{"choice": "maybe", "say": null}'}
     assert second[3]["role"] == "user" and engine_message in second[3]["content"]
-    calls = [e for e in s.events if isinstance(e, ModelCallEvent)]
+    # the agent hands its model calls over with the view (the table logs them before the answer)
+    assert not [e for e in s.events if isinstance(e, ModelCallEvent)]
+    calls = [e for e in view.events if isinstance(e, ModelCallEvent)]
     assert [c.data["reask_index"] for c in calls] == [0, 1]
     assert calls[0].data["error"] == engine_message and calls[1].data["error"] is None
     assert "common/reask.md.j2" not in calls[0].data["templates"] and "common/reask.md.j2" in calls[1].data["templates"]
@@ -206,7 +215,7 @@ def test_three_bad_replies_fall_back_to_the_scripted_answer(scenario_path, tmp_p
     fb = [e for e in evs if isinstance(e, InfoEvent) and e.topic == "fallback"]
     assert len(fb) == 1 and fb[0].data["seq"] == d.seq and fb[0].data["reason"] == "illegal"
     ans = next(e for e in evs if isinstance(e, AnswerEvent))
-    scripted = ScriptedAgent().act(d, s)
+    scripted = ScriptedAgent().act(s.view(d))
     assert ans.answer == {"choice": scripted} and ans.policy == "scripted"  # the scripted policy answered
     # order: model calls, then the fallback notice, then the answer
     kinds = [type(e).__name__ for e in evs if isinstance(e, (ModelCallEvent, InfoEvent, AnswerEvent))]
@@ -217,16 +226,21 @@ def test_transport_error_falls_back_at_once_and_warns_once(scenario_path, tmp_pa
     s = new_session(scenario_path, tmp_path)
     model = FunctionModel(lambda req: (_ for _ in ()).throw(ModelError("connection refused", kind="transport")))
     agent = LLMAgent(model, base_url="http://127.0.0.1:9/v1")
+    table = Table(s, SeatSpec.parse(["all=llm"]), default_agent_factory(7, llm=lambda p: agent))
+    assert isinstance(agent.act(s.view()), GiveUp)  # the agent gives up; the table falls back
+    agent.calls = agent.fallbacks = agent.errors = agent.decisions = agent.asked = 0
+    agent.breaker.success()
     for _ in range(3):
         d = s.pending
         assert d is not None
-        ans = agent.act(d, s)
-        assert isinstance(ans, PolicyAnswer) and ans.policy == "scripted"
-        s.answer(ans)
-    assert (agent.calls, agent.fallbacks, agent.errors, agent.reasks) == (3, 3, 3, 0)
+        table.step()
+        answer = [e for e in s.events if isinstance(e, AnswerEvent)][-1]
+        assert answer.seq == d.seq and answer.policy == "scripted"
+    assert (agent.calls, agent.fallbacks, agent.errors, agent.reasks, table.fallbacks) == (3, 3, 3, 0, 3)
     err = capsys.readouterr().err
     assert err.count("LLM unreachable at http://127.0.0.1:9/v1: falling back to scripted answers") == 1
     calls = [e for e in s.events if isinstance(e, ModelCallEvent)]
+    assert len(calls) == 3
     assert all(c.data["error"].startswith("transport:") and c.data["reply"] is None for c in calls)
 
 
@@ -234,7 +248,7 @@ def test_say_is_logged_as_speech_and_shown(scenario_path, tmp_path):
     s, d = pending_gm_decision(scenario_path, tmp_path)
     say = "三月二日の朝。藁の雛が、じっとこちらを見ている。"
     agent = LLMAgent(ScriptedOutputsModel([json.dumps({"choice": "scenario", "say": say}, ensure_ascii=False)]))
-    s.answer(agent.act(d, s), policy=agent.name)
+    s.answer(agent.act(s.view(d)), policy=agent.name)
     ans = next(e for e in s.events if isinstance(e, AnswerEvent))
     assert ans.answer == {"choice": "scenario", "text": say} and ans.policy == "llm:scripted-outputs"
     assert say in render_transcript(s.events, "md") and say in render_transcript(s.events, "html")
@@ -248,8 +262,9 @@ def test_model_call_events_carry_template_tokens_and_latency(scenario_path, tmp_
     reply = ModelReply(text='{"choice": "none", "say": null}', model="m-1", prompt_tokens=1234, completion_tokens=9,
                        latency_s=0.25, retries=1)
     agent = LLMAgent(FunctionModel(lambda req: reply, name="m"))
-    agent.act(d, s)
-    (call,) = [e for e in s.events if isinstance(e, ModelCallEvent)]
+    view = s.view(d)
+    agent.act(view)
+    (call,) = [e for e in view.events if isinstance(e, ModelCallEvent)]
     data = call.data
     gm_path = resource_dir("prompts") / "bloodberry" / "gm.md.j2"
     assert (call.seq, call.actor, call.kind) == (d.seq, "gm", "gm.assign_victory")
@@ -493,11 +508,12 @@ def test_every_output_mode_through_the_openai_adapter(mode, fake_server, scenari
     model = make_model(resolve_settings({"base_url": fake_server.base_url, "model": "fake-model", "mode": mode}))
     agent = LLMAgent(model, mode=mode)
     s, d = pending_gm_decision(scenario_path, tmp_path)
-    ans = agent.act(d, s)
+    view = s.view(d)
+    ans = agent.act(view)
     assert ans.choice == d.option_ids[0] and ans.text == "fake server speaking" and agent.fallbacks == 0
     (body,) = [r["body"] for r in fake_server.requests()]
     assert ("tools" in body) == (mode == "tools") and ("response_format" in body) == (mode.startswith("json"))
-    (call,) = [e for e in s.events if isinstance(e, ModelCallEvent)]
+    (call,) = [e for e in view.events if isinstance(e, ModelCallEvent)]
     assert call.data["mode"] == mode and call.data["tokens"] == {"prompt": 11, "completion": 7}
     assert agent.base_url == fake_server.base_url
 

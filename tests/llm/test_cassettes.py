@@ -89,13 +89,13 @@ def test_every_gm_decision_kind_against_the_recorded_model(vcr, monkeypatch):
             proposed = True
             session.answer("propose", policy="scripted")
         elif d.actor == "gm" and d.kind in GM_KINDS and d.kind not in asked:
-            answer = agent.act(d, session)
+            answer = agent.act(session.view(d))
             d.check(answer)  # whatever the model said, the agent hands the session a legal answer
             asked[d.kind] = answer
             # the session itself follows the scripted GM, so that every kind is reached whatever the model chose
-            session.answer(scripted.act(d, session), policy="scripted")
+            session.answer(scripted.act(session.view(d)), policy="scripted")
         else:
-            session.answer(scripted.act(d, session), policy="scripted")
+            session.answer(scripted.act(session.view(d)), policy="scripted")
     missing = [k for k in GM_KINDS if k not in asked and k not in ("gm.entry_ruling", "gm.approve_useful")]
     assert not missing, f"GM decision kinds not reached: {missing}"
     assert agent.summary()["calls"] >= len(asked)

@@ -15,7 +15,7 @@ from agent.cli import main
 from agent.llm import LLMAgent
 from agent.models.base import ModelError, ModelRequest
 from agent.models.testing import FunctionModel
-from agent.table import SeatSpec, Table, default_agent_factory
+from agent.table import GiveUp, SeatSpec, Table, default_agent_factory
 from engine.core import Session, load_scenario
 from engine.core.events import (
     AnswerEvent,
@@ -190,8 +190,8 @@ def test_prompt_injection_changes_nothing_beyond_the_rules(scenario_path, tmp_pa
     s2 = Session(load_scenario(scenario_path), 7)
     d = s2.pending
     assert d is not None
-    ans = agent2.act(d, s2)
-    assert agent2.fallbacks == 1 and getattr(ans, "policy", "") == "scripted"
+    ans = agent2.act(s2.view(d))
+    assert agent2.fallbacks == 1 and isinstance(ans, GiveUp)  # the table lets the scripted policy answer
 
 
 # -- secrets -----------------------------------------------------------------------------------------------------------

@@ -48,3 +48,34 @@ def test_a_model_that_asks_to_break_the_rules_changes_nothing(tmp_path):
     assert s.outcome == ref.outcome
     for c in s.game.t.chars.values():
         assert c.current.get("life", 0) <= c.base.get("life", 0)
+
+
+def test_llm_seats_see_check_results_and_no_context_that_repeats_the_observation():
+    """A 夜狩り人 check in a prompt's transcript shows its dice and result (it rendered as `[判定] 登場判定（【心】）:` with
+    nothing after the colon: the prompt read only ブラッドベリー's check shape); a combat decision's context in the
+    prompt leaves out what the observation already says (the battlefield and every character were there twice)."""
+    from agent.llm import reply_schema
+    from agent.prompting import build_prompt, decision_fields, recent_transcript
+    from agent.scripted import ScriptedAgent
+    from engine.core import Session, load_scenario
+
+    s = Session(load_scenario(SAMPLE), 7)
+    agent = ScriptedAgent()
+    major = None
+    while not s.is_over:
+        d = s.pending
+        if d.kind == "cb.major" and major is None:
+            lines = recent_transcript(s.transcript(d.actor), d.actor, d.observation, 10**6)
+            entry = [x for x in lines if x.startswith("[判定] 登場判定")]
+            assert entry and all("達成値" in x and ("成功" in x or "失敗" in x) for x in entry), entry[:2]
+            p = build_prompt(d, s.transcript(d.actor), system="yogaribito", role="pc",
+                             schema=reply_schema(d, say=True), speaks=True)
+            shown = decision_fields(d)["context_json"]
+            major = p.messages[1]["content"]
+            assert shown and shown in major
+            for key in ('"chars"', '"engagements"'):
+                assert key not in shown, f"the prompt's decision context repeats the observation ({key})"
+            assert '"attacks"' in shown  # what the decision adds is still there
+            assert "chars" in d.context and "engagements" in d.context  # the policies still read them
+        s.answer(agent.act(s.view(d)))
+    assert major is not None

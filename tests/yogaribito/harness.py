@@ -49,16 +49,22 @@ class FakeCtx:
         """As ``GameContext.heads``: every head's version is new at every read too."""
         return _Fresh(self._versions)
 
-    def state(self, path: str, old: Any, new: Any, rule: str = "", cause: str = "") -> None:
+    def state(self, path: str, old: Any, new: Any, rule: str = "", cause: str = "", to: Any = None) -> None:
         self.events.append(("state", path, old, new, rule))
 
-    def check(self, check: str, rule: str, data: dict[str, Any]) -> None:
+    def check(self, check: str, rule: str, data: dict[str, Any], *, label: str | None = None, rolls: Any = (),
+              result: str = "", to: Any = None) -> str:
+        """As ``GameContext.check``: the check's data (its typed rolls kept under ``rolls_typed``), an id back."""
+        self.checks = getattr(self, "checks", 0) + 1
         self.events.append(("check", check, data))
+        self.typed = getattr(self, "typed", [])
+        self.typed.append({"id": f"k{self.checks}", "label": label, "rolls": list(rolls), "result": result})
+        return f"k{self.checks}"
 
-    def info(self, topic: str, text: str, **data: Any) -> None:
+    def info(self, topic: str, text: str, *, to: Any = None, **data: Any) -> None:
         self.events.append(("info", topic, data))
 
-    def narrate(self, actor: str, text: str, source: str = "scenario") -> None:
+    def narrate(self, actor: str, text: str, source: str = "scenario", *, to: Any = None) -> None:
         self.events.append(("narration", actor, text))
 
     def flow(self, spec: MachineSpec) -> FlowState:

@@ -30,7 +30,7 @@ def play(seed: int, agent=None, **kw) -> Session:
     agent = agent or ScriptedAgent()
     n = 0
     while not s.is_over:
-        s.answer(agent.act(s.pending, s), policy=agent.name)
+        s.answer(agent.act(s.view()), policy=agent.name)
         n += 1
         assert n < 20_000, "session does not end"
     return s
@@ -89,7 +89,7 @@ def test_campaign_carries_grown_pcs_into_the_next_session(tmp_path):
     assert (jin.xp_spent, jin.xp_unspent) == (grown.xp_spent, grown.xp_unspent)
     agent = ScriptedAgent()
     while not second.is_over:
-        second.answer(agent.act(second.pending, second), policy="scripted")
+        second.answer(agent.act(second.view()), policy="scripted")
     assert second.outcome["campaign"]["sessions_played"] == 2
 
 
@@ -145,7 +145,7 @@ def test_observations_hide_npc_secrets_and_undisclosed_information():
                 assert secret not in text, actor
             if actor != "gm" and s.game.info_level.get(s.scenario.model.info[1].id, -1) < 1:
                 assert deep not in text, actor  # the second tier is not disclosed yet
-        s.answer(agent.act(d, s), policy="scripted")
+        s.answer(agent.act(s.view(d)), policy="scripted")
     assert seen_gm
 
 
@@ -153,12 +153,13 @@ def test_terminal_view_shows_values_engagements_and_order():
     s = Session(load_scenario(SAMPLE), seed=7)
     agent = ScriptedAgent()
     while not s.is_over and s.game.t.battlefield is None:
-        s.answer(agent.act(s.pending, s), policy="scripted")
+        s.answer(agent.act(s.view()), policy="scripted")
     while not s.is_over and not (s.game.t.battlefield and s.game.t.battlefield.order):
-        s.answer(agent.act(s.pending, s), policy="scripted")
+        s.answer(agent.act(s.view()), policy="scripted")
     assert not s.is_over
     buf = io.StringIO()
-    Console(file=buf, width=140, color_system=None).print(render_observation(s.game.observation("jin"), compact=True))
+    Console(file=buf, width=140, color_system=None).print(render_observation(s.game.observation("jin"), compact=True,
+                                                                          panels=s.system.panels))
     out = buf.getvalue()
     for needle in ("御堂迅", "白鷺澪", "屍鬼", "命", "魂", "燎", "エンゲージ", "行動順", "E1"):
         assert needle in out, needle
@@ -171,7 +172,8 @@ def test_terminal_view_names_pending_effects_in_japanese():
     jin.effects = [{"id": "blessing", "until": "round", "dice": 1, "by": "mio"},
                    {"id": "layout_flying", "until": "combat", "flying": True}]
     buf = io.StringIO()
-    Console(file=buf, width=140, color_system=None).print(render_observation(s.game.observation("jin"), compact=True))
+    Console(file=buf, width=140, color_system=None).print(render_observation(s.game.observation("jin"), compact=True,
+                                                                          panels=s.system.panels))
     out = buf.getvalue()
     assert "《祝福》（ラウンド終了まで）" in out and "飛行（戦闘開始時の配置）（戦闘終了まで）" in out
     assert "blessing" not in out and "layout_flying" not in out
@@ -198,7 +200,7 @@ def test_whole_sessions_keep_the_invariants(seed: int, scripted: bool):
         me = s.game.t.chars.get(d.actor)
         if me is not None and d.kind in ("cb.minor", "cb.major", "cb.setup_feat", "cb.delay"):
             assert me.able, f"{d.kind} asked of {d.actor}, who is dead or 戦闘不能"
-        s.answer(agent.act(d, s), policy=agent.name)
+        s.answer(agent.act(s.view(d)), policy=agent.name)
         n += 1
         assert n < 20_000
     for e in s.events:
@@ -233,3 +235,20 @@ def test_after_a_master_scene_every_pc_may_purchase():
         if after_master and isinstance(e, AnswerEvent) and e.kind == "pc.purchase":
             offered.add(e.actor)
     assert offered == {"jin", "mio"}
+
+
+def test_create_builds_the_scenarios_pcs_at_the_table():
+    """`--create` (option create_pcs) in 夜狩り人: the scenario's PCs are built by their seats (D01–D16) under their
+    ids, instead of the option being ignored without a word."""
+    from agent.scripted import ScriptedAgent
+    from engine.core import Session, load_scenario
+
+    s = Session(load_scenario("scenarios/yogaribito/night_of_the_count.yaml"), 1, options={"create_pcs": True})
+    agent = ScriptedAgent()
+    kinds = []
+    while not s.is_over:
+        kinds.append((s.pending.actor, s.pending.kind))
+        s.answer(agent.act(s.view()))
+    made = {a for a, k in kinds if k.startswith("cc.")}
+    assert made == {"jin", "mio"}
+    assert set(s.outcome["pcs"]) == {"jin", "mio"}

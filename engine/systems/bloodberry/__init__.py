@@ -6,12 +6,17 @@ from pathlib import Path
 
 from ...core.registry import SystemInfo, register_system
 from .config import BloodberryConfig
+from .decisions import DECISIONS
 from .flow import MACHINES
+from .prompt_view import compact_observation
+from .panels import LABELS as _LABELS
+from .panels import panels as _panels
+from .report import REPORT
 from .scenario import BloodberryScenario
 
 __all__ = ["INFO", "BloodberryConfig", "BloodberryScenario", "VERSION"]
 
-VERSION = "0.1.0"
+VERSION = "0.2.0"
 _ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -42,14 +47,14 @@ INFO = register_system(
         machines=MACHINES,
         config_model=BloodberryConfig,
         spec="bloodberry.md",
-        # the judge's windows and the 気力 guard: mechanical, asked many times a session (§5.3, §6, §9)
-        reaction_kinds=frozenset({
-            "j.abandon", "j.pre_effects", "j.post_mods", "j.claim_useful", "j.second_basis", "j.reroll",
-            "j.fairy_offer", "j.fairy_consent", "j.concede", "j.grant", "j.forget", "j.chukoku", "kiryoku.guard",
-            "race.guardian",
-        }),
+        decision_table=DECISIONS,
+        compact_observation=compact_observation,
         sample_scenarios=(_scenarios() / "inoiri_dolls.yaml", _scenarios() / "salt_festival.yaml"),
-        examples=(_ROOT / "tests" / "examples" / "bloodberry.yaml", _ROOT / "tests" / "examples" / "bloodberry_skills.yaml"),
+        # the worked examples ship inside the package (examples/), so that `trpg examples` works in any install
+        examples=tuple(Path(__file__).resolve().parent / "examples" / f"{p}.yaml" for p in ("bloodberry", "bloodberry_skills")),
         description="現代日本の百合TRPG: 関係判定で絆を深め、呪いと対峙する",
+        panels=_panels,
+        labels=_LABELS,
+        report=REPORT,
     )
 )

@@ -7,6 +7,7 @@ shuffle is logged and replayable. Two decks mean two identical cards can exist: 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
     from ...core.dice import Dice
 
 __all__ = ["Card", "Shoe", "RANKS", "SUITS", "parse_card", "card_value", "roles_of", "action_count", "ROLE_NAMES",
-           "ROLE_ACTIONS", "slot_accepts", "card_info"]
+           "ROLE_ACTIONS", "slot_accepts", "card_info", "numbered", "card_names"]
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("♠", "♣", "♥", "♦")
@@ -119,6 +120,29 @@ def card_info(card: Card, face_card_numeric: int | None = None, ace_value: int =
     """What an agent needs to know of one card (decision contexts of rp.* and fm.*)."""
     return {"id": card.id, "code": card.code, "value": card_value(card, face_card_numeric, ace_value), "suit": card.suit,
             "rank": card.rank, "red": card.red, "face": card.face}
+
+
+def numbered(texts: Sequence[str], counter: str = "つ目") -> list[str]:
+    """Option texts a player can tell apart: a text that occurs more than once gets its ordinal among its equals
+    (「5♦（1枚目）」「5♦（2枚目）」, 「みんなで無事に帰る（2つ目）」); a text that occurs once stays as it is."""
+    counts = Counter(texts)
+    if len(counts) == len(texts):
+        return list(texts)
+    seen: Counter[str] = Counter()
+    out = []
+    for t in texts:
+        if counts[t] > 1:
+            seen[t] += 1
+            out.append(f"{t}（{seen[t]}{counter}）")
+        else:
+            out.append(t)
+    return out
+
+
+def card_names(cards: Sequence[Card]) -> dict[str, str]:
+    """Card id → the card as a player names it among ``cards`` (a hand): its code, and where two copies of one
+    card lie together (two decks in the shoe) which of them in the hand's order: 「5♦（1枚目）」「5♦（2枚目）」."""
+    return {c.id: n for c, n in zip(cards, numbered([c.code for c in cards], "枚目"))}
 
 
 def slot_accepts(slot: dict[str, Any], card: Card, face_card_numeric: int | None = None) -> bool:

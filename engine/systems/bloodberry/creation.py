@@ -83,7 +83,7 @@ def create_pcs(game: BloodberryGame) -> Gen:
     # step 1: profiles
     for i, pid in enumerate(ids, 1):
         p = yield from game.ask_payload(pid, "cc.profile", f"PC{i}: 名前と設定", "§3 step 1", Profile,
-                                        context={"number": i, "random_payloads": [{"name": f"PC{i}", "profile": ""}]})
+                                        context={"number": i}, samples=[{"name": f"PC{i}", "profile": ""}])
         game.t.chars[pid] = Char(id=pid, name=p.name, kind="pc", number=i, profile=p.profile, willpower=1)
     # step 2: relation names around the ring, asked to the lower-numbered PC of each pair
     from .game import ring_partners
@@ -122,7 +122,7 @@ def _relation_name(game: BloodberryGame, asker: str, k: tuple[str, str]) -> Gen:
     if ch.startswith("pick:"):
         return RELATION_TABLE[int(ch[5:]) - 1][1]
     t = yield from game.ask_payload(asker, "cc.relation_name", "関係の名前", "§3 step 2", FreeText,
-                                    context={"random_payloads": [{"text": "《幼馴染》"}]})
+                                    samples=[{"text": "《幼馴染》"}])
     return t.text
 
 
@@ -139,10 +139,10 @@ def _sheet(game: BloodberryGame, c: Char, partners: list[str]) -> Gen:
 
     pts = yield from game.ask_payload(
         c.id, "cc.abilities", f"{c.name}: 能力値に4点を配分する (情熱/気品/大人は1から)", "§3 step 3, V1", AbilityPoints, check_points,
-        context={"planned_class": planned, "random_payloads": [{"passion": 2, "grace": 1, "maturity": 1},
+        context={"planned_class": planned}, samples=[{"passion": 2, "grace": 1, "maturity": 1},
                                                                 {"passion": 1, "grace": 2, "maturity": 1},
                                                                 {"passion": 1, "grace": 1, "maturity": 2},
-                                                                {"passion": 0, "grace": 2, "maturity": 2}]},
+                                                                {"passion": 0, "grace": 2, "maturity": 2}],
     )
     c.ab = {a: 1 + getattr(pts, a) for a in ABILITIES}
     c.full = dict(c.ab)
@@ -187,7 +187,7 @@ def _sheet(game: BloodberryGame, c: Char, partners: list[str]) -> Gen:
     elif ch.startswith("pick:"):
         c.personal_curse = ch[5:]
     elif ch == "free":
-        t = yield from game.ask_payload(c.id, "cc.curse", "呪いの内容", "§3 step 6", FreeText, context={"random_payloads": [{"text": "月が怖い"}]})
+        t = yield from game.ask_payload(c.id, "cc.curse", "呪いの内容", "§3 step 6", FreeText, samples=[{"text": "月が怖い"}])
         c.personal_curse = t.text
     # step 7: emotions, 1–2 per relation (V7)
     c.emotions = {}
@@ -205,7 +205,7 @@ def _sheet(game: BloodberryGame, c: Char, partners: list[str]) -> Gen:
             elif ch.startswith("pick:"):
                 emos.append(ch[5:])
             else:
-                t = yield from game.ask_payload(c.id, "cc.emotions", "感情", "§3 step 7", FreeText, context={"random_payloads": [{"text": "憧れ"}]})
+                t = yield from game.ask_payload(c.id, "cc.emotions", "感情", "§3 step 7", FreeText, samples=[{"text": "憧れ"}])
                 emos.append(t.text)
         c.emotions[p] = emos
     game.ctx.state(f"{c.id}.emotions", None, {k: list(v) for k, v in c.emotions.items()}, "§3 step 7")

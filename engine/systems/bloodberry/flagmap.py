@@ -16,8 +16,9 @@ from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ...core import ask
 from ...core.decision import Answer, Decision
-from .cards import Card, Shoe, card_info, card_value, slot_accepts
+from .cards import Card, Shoe, card_info, card_names, card_value, slot_accepts
 from .judge import CheckSpec, Roller
 
 if TYPE_CHECKING:
@@ -117,7 +118,8 @@ class FlagMap:
         return 0 if v is None else v
 
     def _log_hand(self, cs: CampState, why: str) -> None:
-        self.g.ctx.state(f"flag_map.{cs.id}.hand", None, [c.code for c in cs.hand], "§7.6", why)
+        # a camp's hand is its members' (and the GM's) to see
+        self.g.ctx.state(f"flag_map.{cs.id}.hand", None, [c.code for c in cs.hand], "§7.6", why, to=list(cs.members))
 
     def setup(self) -> Gen:
         g = self.g
@@ -148,15 +150,35 @@ class FlagMap:
                    places=[p.id for p in data.places], clock=g.t.clock)
         # camp order (A32): PC camps first, or a one-time face-down card bid
         if g.cfg.flagmap_camp_order == "card_bid" and len(self.camps) > 1:
+            # the bids are laid face down at once (ARCHITECTURE 9): every camp's card is held by the session until
+            # all are in, so a camp that bids later (the GM's rival camp) never sees another's card or hand change
             bids: dict[str, Card] = {}
+            rounds: list[list[CampState]] = []  # a decider with several camps (the GM) bids for them one node each
             for cs in self.camps:
-                if not cs.hand:
-                    continue
-                cid = yield from g.choose(self._decider(cs), "fm.bid", f"{self._camp_name(cs)}: 順番を決めるカードを伏せて出す", "§7.6 FM_SETUP, A32",
-                                          [(c.id, c.code) for c in cs.hand], context={"hand": [card_info(c, self.g.cfg.face_card_numeric, self.g.cfg.ace_value) for c in cs.hand]})
-                card = next(c for c in cs.hand if c.id == cid)
-                cs.hand.remove(card)
-                bids[cs.id] = card
+                if cs.hand:
+                    who = self._decider(cs)
+                    slot = next((r for r in rounds if all(self._decider(x) != who for x in r)), None)
+                    if slot is None:
+                        rounds.append(slot := [])
+                    slot.append(cs)
+            for i, group in enumerate(rounds):
+                asked: list[Decision] = []
+                for cs in group:
+                    names = card_names(cs.hand)
+                    asked.append(Decision(
+                        self._decider(cs), "fm.bid", f"{self._camp_name(cs)}: 順番を決めるカードを伏せて出す",
+                        "§7.6 FM_SETUP, A32", options=ask.options([(c.id, names[c.id]) for c in cs.hand]),
+                        context={"camp": cs.id, "hand": [card_info(c, self.g.cfg.face_card_numeric, self.g.cfg.ace_value)
+                                                         for c in cs.hand]}))
+                # the last node reveals its bids; earlier ones stay sealed until camp_order announces them all
+                answers = yield from ask.simultaneous(asked, "fm.bid", "§7.6 FM_SETUP, A32",
+                                                      reveal_to=None if i == len(rounds) - 1 else ())
+                for cs, m in zip(group, asked):
+                    bids[cs.id] = next(c for c in cs.hand if c.id == answers[m.actor].choice)
+            for cs in self.camps:
+                if cs.id in bids:
+                    cs.hand.remove(bids[cs.id])
+                    self._log_hand(cs, "bid")
             for card in bids.values():
                 self.shoe.discard.append(card)
             index = {c.id: i for i, c in enumerate(self.camps)}
@@ -213,13 +235,14 @@ class FlagMap:
         while placed < MAX_PLACEMENTS_PER_UNIT and cs.hand:
             pairs: list[tuple[str, str]] = [("done", "配置を終える")]
             remaining: dict[str, int] = {}
+            names = card_names(cs.hand)  # two copies of one card in the hand: 「5♦（1枚目）」「5♦（2枚目）」
             for pid, place in self.places.items():
                 if pid in cs.established:
                     continue
                 remaining[pid] = sum(1 for x in cs.layout[pid] if x is None)
                 for card in cs.hand:
                     if self._fits(cs, card, pid) is not None:
-                        pairs.append((f"place:{card.id}:{pid}", f"{card.code} を{place.name}へ"))
+                        pairs.append((f"place:{card.id}:{pid}", f"{names[card.id]} を{place.name}へ"))
             if len(pairs) == 1:
                 return
             ch = yield from g.choose(
@@ -245,7 +268,8 @@ class FlagMap:
     def _subevents(self, cs: CampState) -> Gen:
         g = self.g
         while cs.established and cs.hand:
-            pairs = [("done", "置かない")] + [(f"sub:{c.id}:{pid}", f"{c.code} を{self.places[pid].name}にサブイベントとして置く")
+            names = card_names(cs.hand)
+            pairs = [("done", "置かない")] + [(f"sub:{c.id}:{pid}", f"{names[c.id]} を{self.places[pid].name}にサブイベントとして置く")
                                             for pid in cs.established for c in cs.hand]
             ch = yield from g.choose(self._decider(cs), "fm.subevent", f"{self._camp_name(cs)}: サブイベントのカードを置く?", "§7.6 [2] sub-event",
                                      pairs, context={"camp": cs.id})

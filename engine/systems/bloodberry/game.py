@@ -12,8 +12,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ...core.decision import Answer, Decision, Option
+from ...core import ask
+from ...core.decision import Answer, Decision
 from ...core.session import GameContext
+from ...core.visibility import GM, Secret
+from .cards import numbered
 from .config import BloodberryConfig
 from .data import (
     ABILITIES, ABILITY_NAMES, BASIC_SKILLS, CLASS_SKILLS, CURSE_ABILITY, CURSE_TYPE_NAMES,
@@ -30,6 +33,15 @@ Gen = Generator[Decision, Answer, Any]
 EMOTION_IDS = [e[0] for e in EMOTION_TABLE]
 EMOTION_NAME = {e[0]: e[1] for e in EMOTION_TABLE}
 MAX_SCENE_CYCLES = 6  # HOUSE safety cap so that no GM can keep a scene open forever
+#: the GM's choice of turn progression (§7.4): round progression moves the round_progression machine
+_PROGRESSIONS = (("normal_order", "通常の進行"), ("round_progression", "ラウンド進行 (トランプ)"))
+#: table state every seat sees change (the observations show it to everyone)
+_PUBLIC_HEADS = frozenset({"clock", "clues", "camp"})
+#: a character's fields its snapshot shows to everyone (``Char.snap(private=False)``); the rest are its player's
+_PUBLIC_CHAR_FIELDS = frozenset({
+    "abilities", "passion", "grace", "maturity", "doubt", "malice", "anxiety", "willpower", "status", "skill", "sheet",
+    "has_key", "foam_bonus", "no_relation_until", "absent_sessions", "hosted_by", "lost_wish",
+})
 
 
 def ring_partners(ids: Sequence[str]) -> dict[str, list[str]]:
@@ -60,10 +72,6 @@ class JudgeCall(BaseModel):
 
 class TimeStop(BaseModel):
     hours: int = Field(ge=1, le=20, description="X: hours of stopped time; costs X 情熱 (情熱 stays ≥ 1)")
-
-
-def _opts(pairs: Sequence[tuple[str, str]]) -> list[Option]:
-    return [Option(i, l) for i, l in pairs]
 
 
 class BloodberryGame(JudgeMixin):
@@ -106,26 +114,29 @@ class BloodberryGame(JudgeMixin):
                context: dict[str, Any] | None = None, refused: dict[str, str] | None = None,
                always_ask: bool = False) -> Gen:
         """Ask for one option; a decision with a single legal option is not asked (nothing to decide)."""
-        if len(pairs) == 1 and not always_ask:
-            return pairs[0][0]
-        ans = yield Decision(actor, kind, prompt, rule, options=_opts(pairs), context=context or {}, refused=refused)
-        return ans.choice
+        return ask.choose(actor, kind, prompt, rule, pairs, context=context, refused=refused, always_ask=always_ask)
 
     def choose_many(self, actor: str, kind: str, prompt: str, rule: str, pairs: Sequence[tuple[str, str]], lo: int,
                     hi: int, context: dict[str, Any] | None = None) -> Gen:
-        ans = yield Decision(actor, kind, prompt, rule, options=_opts(pairs), pick=(lo, hi), context=context or {})
-        return list(ans.choices or ())
+        return ask.choose_many(actor, kind, prompt, rule, pairs, lo, hi, context=context)
 
     def ask_payload(self, actor: str, kind: str, prompt: str, rule: str, model: type[BaseModel], check: Any = None,
-                    context: dict[str, Any] | None = None) -> Gen:
-        ans = yield Decision(actor, kind, prompt, rule, payload_model=model, payload_check=check, context=context or {})
-        return ans.payload
+                    context: dict[str, Any] | None = None, samples: Sequence[Any] | None = None) -> Gen:
+        return ask.ask_payload(actor, kind, prompt, rule, model, check, context=context, samples=samples)
 
     # ==========================================================================================================
     # the contract
     # ==========================================================================================================
     def actors(self) -> list[str]:
-        return ["gm"] + [i for i in self.creating_ids if i not in self.t.chars] + list(self.t.chars)
+        # PCs being created keep their place (PC1 first) while their sheets fill the table
+        return ["gm"] + list(self.creating_ids) + [c for c in self.t.chars if c not in self.creating_ids]
+
+    def prompt_role(self, actor: str) -> str:
+        """A formed curse is an NPC to the rules and has its own prompt (curse)."""
+        c = self.t.chars.get(actor)
+        if c is not None and c.is_curse:
+            return "curse"
+        return self.actor_role(actor)
 
     def actor_role(self, actor: str) -> str:
         if actor == "gm":
@@ -179,18 +190,45 @@ class BloodberryGame(JudgeMixin):
             }
         return obs
 
-    def secrets(self) -> dict[str, list[str]]:
-        """Texts only their owner may see (owner "gm" or a PC id): the conformance suite checks observations."""
-        out: dict[str, list[str]] = {"gm": [x for x in [self.sc.gm_notes] + [sc.gm_secret for sc in self.sc.scenes] if x]}
+    def secrets(self) -> list[Secret]:
+        """Private facts and their holders (the conformance suite checks every seat's view): the GM's notes and
+        scene secrets; an NPC's secret (its player's and the GM's); a PC's profile, personal curse and the victory
+        conditions it wrote (its player's and the GM's)."""
+        out = [Secret.of(x, GM) for x in [self.sc.gm_notes] + [sc.gm_secret for sc in self.sc.scenes] if x]
         for c in self.t.chars.values():
             if not c.is_pc and c.secret:
-                out[c.id] = [c.secret]  # an NPC's player knows its own secret
+                out.append(Secret.of(c.secret, c.id, GM))
         for c in self.t.pcs():
-            mine = [c.profile] + [v["text"] for v in c.victory if v.get("source") == "pc"]
-            if c.personal_curse and len(c.personal_curse) > 8:
-                mine.append(c.personal_curse)
-            out[c.id] = [x for x in mine if x and len(x) >= 8]
+            mine = [c.profile, c.personal_curse or ""] + [v["text"] for v in c.victory if v.get("source") == "pc"]
+            out += [Secret.of(x, c.id, GM) for x in mine if x]
         return out
+
+    def state_audience(self, path: str) -> list[str] | None:
+        """Who sees a state change, as the observations show the table: the clock, clues, camp strengths, the flag
+        map's layouts and every character's public fields to everyone; a relation to its pair (to everyone between
+        two PCs); a character's private fields (profile, emotions, victory conditions, curse) to its player; a hand
+        to its holder (a camp's to its members); scenario flags, 破魔 bookkeeping and anything new to the GM only."""
+        head, _, rest = path.partition(".")
+        if head in _PUBLIC_HEADS:
+            return None
+        if head == "relation":
+            pair_ = rest.split(".", 1)[0].split("|")
+            if len(pair_) == 2 and all(self.t.chars.get(p) is not None and self.t.chars[p].is_pc for p in pair_):
+                return None
+            return [*pair_, GM]
+        if head == "cards":
+            return [rest.split(".", 1)[0], GM]
+        if head == "flag_map":
+            camp, _, what = rest.partition(".")
+            if what == "hand":
+                members: list[str] = next((cs.members for cs in (self.fm.camps if self.fm is not None else [])
+                                           if cs.id == camp), [])
+                return [*members, GM]
+            return None
+        if head in self.t.chars or head in self.creating_ids:
+            field_name = rest.split(".", 1)[0].split("[", 1)[0]
+            return None if field_name in _PUBLIC_CHAR_FIELDS else [head, GM]
+        return [GM]
 
     def snapshot(self) -> dict[str, Any]:
         return {
@@ -409,7 +447,7 @@ class BloodberryGame(JudgeMixin):
             if all(f in self.t.flags for f in sc.requires_flags):
                 return k
             if emit:
-                self.ctx.info("scene_skipped", f"シーン「{sc.title}」は条件を満たさないため飛ばされた", scene=sc.id,
+                self.ctx.info("scene_skipped", f"シーン「{sc.title}」は条件を満たさないため飛ばされた", to=[GM], scene=sc.id,
                               requires=list(sc.requires_flags))
         return None
 
@@ -747,7 +785,7 @@ class BloodberryGame(JudgeMixin):
         """§7.1 normal order (scene-actor PCs, then the other PCs; NPCs act through the GM's narration), or §7.4
         round progression for the rest of the scene when the GM adopts it."""
         mode = yield from self.choose("gm", "gm.adopt_rounds", f"シーン「{s.title}」の手番の進行", "§8 gm.adopt_rounds, §7.4",
-                                      [("normal_order", "通常の進行"), ("round_progression", "ラウンド進行 (トランプ)")],
+                                      self.rp_m.offer(_PROGRESSIONS, {"round_progression": "start"}),
                                       context={"scene": s.id, "scenario_default": s.progression})
         if mode == "round_progression":
             from .rounds import RoundProgression
@@ -791,6 +829,8 @@ class BloodberryGame(JudgeMixin):
                 if cycle < MAX_SCENE_CYCLES:
                     pairs.insert(0, ("continue", "続ける"))
                 open_actions = [a.id for a in s.actions if self._action_open(a)]
+                # the session machine decides which phase moves are open (from a scene: end it, or go to the ending)
+                pairs = self.phase.offer(pairs, {"end_scene": ("end_scene", "to_ending"), "ending": "to_ending"})
                 ch = yield from self.choose("gm", "gm.end_scene", f"シーン「{s.title}」: 続ける?", "§6 scene-ending guidance", pairs,
                                             context={"cycle": cycle, "planned_cycles": s.cycles, "open_actions": open_actions,
                                                      "emotion_changed": self.emotion_changed, "is_last_scene": self._is_last(s)})
@@ -921,9 +961,9 @@ class BloodberryGame(JudgeMixin):
             return None
 
         call = yield from self.ask_payload("gm", "gm.call_judge", f"{c.name} の行動「{act.text}」の判定", "§5.3 [1], §9.5", JudgeCall,
-                                           check, context={"pc": c.id, "text": act.text,
-                                                           "random_payloads": [{"mode": "basic", "bases": ["passion", "maturity"], "difficulty": 2},
-                                                                               {"mode": "none"}]})
+                                           check, context={"pc": c.id, "text": act.text},
+                                           samples=[{"mode": "basic", "bases": ["passion", "maturity"], "difficulty": 2},
+                                                    {"mode": "none"}])
         if call.mode in ("none", "auto_success"):
             self.ctx.info("free_action", f"{c.name} の行動は成功した", pc=c.id, success=True)
         elif call.mode == "auto_failure":
@@ -998,7 +1038,7 @@ class BloodberryGame(JudgeMixin):
             p = yield from self.ask_payload(
                 c.id, "sk.time", f"時間: 何時間止める? (1–{maxx})", "§9.2 時間", TimeStop,
                 lambda p: None if p.hours <= maxx else f"時間は 1〜{maxx} で指定する（情熱は {self.cost_floor()} 以上残る）",
-                context={"max_hours": maxx, "random_payloads": [{"hours": 1}]},
+                context={"max_hours": maxx}, samples=[{"hours": h} for h in range(1, maxx + 1)],
             )
             self.spend(c, "passion", p.hours, "§9.2 時間 cost")
             self.t.frozen_minutes += 60 * p.hours
@@ -1277,7 +1317,7 @@ class BloodberryGame(JudgeMixin):
                       caps={c: self.t.camp_cap[c] for c in camps}, curses=list(self.cf_curses))
         self.cf_special_used = set()
         mode = yield from self.choose("gm", "gm.confrontation_setup", "対峙の進行方法", "§7.5 CF_SETUP, §8 gm.adopt_rounds",
-                                      [("normal_order", "通常の進行"), ("round_progression", "ラウンド進行 (トランプ)")],
+                                      self.rp_m.offer(_PROGRESSIONS, {"round_progression": "start"}),
                                       context={"scenario_default": cf.progression, "camps": {c: list(ms) for c, ms in camps.items()}})
         self.cf_m.fire("loop")
         result: str | None = None
@@ -1633,10 +1673,10 @@ class BloodberryGame(JudgeMixin):
         pairs = [("none", "しない")]
         if len(c.victory) < 2:
             pairs.append(("create", "勝利条件を作る"))
-        for i, v in enumerate(c.victory):
-            if v["source"] == "pc":
-                pairs.append((f"change:{i}", f"変更: {v['text']}"))
-                pairs.append((f"delete:{i}", f"削除: {v['text']}"))
+        own = [i for i, v in enumerate(c.victory) if v["source"] == "pc"]
+        for i, text in zip(own, numbered([c.victory[i]["text"] for i in own])):  # the same text twice: （1つ目）（2つ目）
+            pairs.append((f"change:{i}", f"変更: {text}"))
+            pairs.append((f"delete:{i}", f"削除: {text}"))
         ch = yield from self.choose(c.id, "bs.victory", "勝利条件を作る・変える?", "§7.7 BS_3d, §4.7", pairs)
         if ch == "none":
             return
@@ -1646,7 +1686,7 @@ class BloodberryGame(JudgeMixin):
             self.ctx.state(f"{c.id}.victory", old["text"], None, "§7.7 BS_3d")
             return
         text = yield from self.ask_payload(c.id, "bs.victory", "勝利条件の文", "§4.7", TextPayload,
-                                           context={"random_payloads": [{"text": "みんなで無事に帰る"}]})
+                                           samples=[{"text": "みんなで無事に帰る"}])
         ok = yield from self.choose("gm", "gm.victory_ruling", f"{c.name} の勝利条件「{text.text}」を認める?", "§7.7 BS_3d",
                                     [("approve", "認める"), ("deny", "認めない")], context={"pc": c.id, "text": text.text},
                                     always_ask=True)
@@ -1687,7 +1727,7 @@ class BloodberryGame(JudgeMixin):
         for c in self.t.pcs():
             if not c.victory:
                 continue
-            pairs = [(str(i), v["text"]) for i, v in enumerate(c.victory)]
+            pairs = [(str(i), text) for i, text in enumerate(numbered([v["text"] for v in c.victory]))]
             got = yield from self.choose_many("gm", "end.victory_eval", f"{c.name} の勝利条件: 達成されたものを選ぶ", "§4.7", pairs,
                                               0, len(pairs), context={"pc": c.id, "status": c.status,
                                                                        "confrontation": self.cf_result})

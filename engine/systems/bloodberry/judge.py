@@ -57,6 +57,12 @@ class Roller:
     granted: bool = False
     rank: int = 0
 
+    def roll(self) -> dict[str, Any]:
+        """The typed dice line of this roller (``engine.core.events.CheckRoll``)."""
+        result = "abandoned" if self.abandoned else "success" if self.success else "failure"
+        return {"who": self.char.id, "pool": self.pool, "faces": list(self.faces), "target": self.threshold,
+                "ach": self.ach, "success": self.success, "result": result}
+
     def summary(self) -> dict[str, Any]:
         return {
             "who": self.char.id,
@@ -246,8 +252,12 @@ class JudgeMixin:
         self._evaluate(spec, rollers)
         # concession and grant (§5.3.2)
         yield from self._concede_grant(spec, rollers)
-        ctx.check(spec.what, spec.rule, {"label": spec.label, "kind": spec.kind, "rel_type": spec.rel_type,
-                                          "curse_type": spec.curse_type, "rollers": [r.summary() for r in rollers]})
+        if ctx.recording:
+            ctx.check(spec.what, spec.rule, {"label": spec.label, "kind": spec.kind, "rel_type": spec.rel_type,
+                                              "curse_type": spec.curse_type, "rollers": [r.summary() for r in rollers]},
+                      label=spec.label, rolls=[r.roll() for r in rollers])
+        else:
+            ctx.check(spec.what, spec.rule, {})  # the id counts all the same
         return rollers
 
     def _claim_useful(self, r: Roller, spec: CheckSpec) -> Gen:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
 from ...core.decision import Answer, Decision
-from .cards import ROLE_NAMES, Card, Shoe, action_count, card_info, card_value, parse_card, roles_of
+from .cards import ROLE_NAMES, Card, Shoe, action_count, card_info, card_names, card_value, parse_card, roles_of
 
 if TYPE_CHECKING:
     from .game import BloodberryGame
@@ -66,7 +66,8 @@ class RoundProgression:
         return 0 if v is None else v
 
     def _card_opts(self, hand: list[Card]) -> list[tuple[str, str]]:
-        return [(c.id, c.code) for c in hand]
+        names = card_names(hand)  # two copies of one card in a hand: 「5♦（1枚目）」「5♦（2枚目）」
+        return [(c.id, names[c.id]) for c in hand]
 
     def _hand_ctx(self, hand: list[Card]) -> list[dict[str, Any]]:
         return [card_info(c, self.face, self.ace) for c in hand]
@@ -159,11 +160,12 @@ class RoundProgression:
             hand = self.hands[y]
             pairs = [("pass", "見送る")]
             completes: dict[str, list[str]] = {}
+            names = card_names(hand)
             for c in hand:
                 new_hand = [h for h in hand if h is not c] + [card]
                 rs = roles_of(new_hand, self.face, self.ace)
                 completes[f"take:{c.id}"] = rs
-                pairs.append((f"take:{c.id}", f"{card.code} を取り {c.code} を捨てる" + (f" → {'/'.join(ROLE_NAMES[r] for r in rs)}" if rs else "")))
+                pairs.append((f"take:{c.id}", f"{card.code} を取り {names[c.id]} を捨てる" + (f" → {'/'.join(ROLE_NAMES[r] for r in rs)}" if rs else "")))
             ch = yield from g.choose(y, "rp.change", f"チェンジ: {g.t.chars[placer].name} の捨てた {card.code} を取る?", "§7.4 CHANGE_WINDOW, A27",
                                      pairs, context={"card": card.code, "placer": placer, "placer_kind": g.t.chars[placer].kind,
                                                      "in_confrontation": g.cf_m.state == "cf_loop", "hand": self._hand_ctx(hand),

@@ -6,12 +6,16 @@ from pathlib import Path
 
 from ...core.registry import SystemInfo, register_system
 from .config import YogaribitoConfig
+from .decisions import DECISIONS
 from .flow import MACHINES
+from .prompt_view import compact_observation
+from .panels import panels as _panels
+from .report import REPORT
 from .scenario import YogaribitoScenario
 
 __all__ = ["INFO", "YogaribitoConfig", "YogaribitoScenario", "VERSION"]
 
-VERSION = "0.1.0"
+VERSION = "0.2.0"
 _ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -43,11 +47,12 @@ INFO = register_system(
         config_model=YogaribitoConfig,
         spec="yogaribito.md",
         sample_scenarios=(_scenarios() / "night_of_the_count.yaml",),
-        examples=tuple(_ROOT / "tests" / "examples" / f"yogaribito_{p}.yaml" for p in ("checks", "combat", "creation")),
+        # the worked examples ship inside the package (examples/), so that `trpg examples` works in any install
+        examples=tuple(Path(__file__).resolve().parent / "examples" / f"yogaribito_{p}.yaml" for p in ("checks", "combat", "creation")),
         description="異能伝奇アクション: 判定は【心】【技】【体】の個数のダイスで5・6を数える。燎・運・財、覚醒、エンゲージ戦闘。",
-        # the hero-point windows of every check: mechanical, asked many times a session (§5.2 steps A–F)
-        reaction_kinds=frozenset({"ck.auto_feats", "ck.bought", "ck.kagaribi", "ck.luck", "ck.defense_ability",
-                                  "ck.bullets", "cb.crit_bonus", "cb.crit_table", "cb.blockade_consent", "cb.delay",
-                                  "cb.other_auto"}),
+        decision_table=DECISIONS,
+        compact_observation=compact_observation,
+        panels=_panels,
+        report=REPORT,
     )
 )

@@ -208,8 +208,7 @@ class AfterplayMixin(CreationMixin, ChecksMixin):
             "gm", "ap.xp_award", f"プレイヤー {player} ({names}) の経験点", "§7.11.1 D50", XPAward, check,
             context={"player": player, "pcs": [c.id for c in pcs], "objective_achieved": objective_achieved,
                      "objective_xp": suggested, "criteria": [{"id": x.id, "name": x.name, "xp": x.xp}
-                                                             for x in XP_CRITERIA],
-                     "random_payloads": [default, {**default, "helped_pc": 0}]})
+                                                             for x in XP_CRITERIA]}, samples=[default, {**default, "helped_pc": 0}])
         total = award.total
         self.ctx.state(f"xp.{player}", None, total, "§7.11.1 D50", str(award.model_dump()))
         return total

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from ...core.decision import Answer, Decision, Label, OptionList
+from ...core import ask
+from ...core.decision import Answer, Decision, Label
 from .config import YogaribitoConfig
 from .state import Character, Table
 
@@ -26,9 +27,7 @@ __all__ = ["Gen", "GameBase", "opts"]
 Gen = Generator[Decision, Answer, Any]
 
 
-def opts(pairs: Sequence[tuple[str, Label]]) -> OptionList:
-    """The options of a decision from (id, label) pairs (``Option`` objects are built when someone reads them)."""
-    return OptionList(pairs)
+opts = ask.options  # the options of a decision from (id, label) pairs (made when someone reads them)
 
 
 class GameBase:
@@ -36,32 +35,22 @@ class GameBase:
     cfg: YogaribitoConfig
     t: Table
 
-    # -- decisions ---------------------------------------------------------------------------------------------
+    # -- decisions (the core's one way to ask, ``engine.core.ask``) ----------------------------------------------
     def choose(self, actor: str, kind: str, prompt: str, rule: str, pairs: Sequence[tuple[str, Label]],
                context: Mapping[str, Any] | None = None, refused: dict[str, str] | None = None,
                always_ask: bool = False, speech: bool = False) -> Gen:
         """Ask ``actor`` for one of ``pairs`` (id, label; a label may be a function that makes it, see ``Label``). A
         single legal option is not asked unless ``always_ask``."""
-        if not pairs:
-            raise RuntimeError(f"{kind}: no legal option for {actor} (engine bug)")
-        if len(pairs) == 1 and not always_ask:
-            return pairs[0][0]
-        # `is None`, not `or`: a LazyContext must not be built just to test whether it is empty
-        ans = yield Decision(actor, kind, prompt, rule, options=opts(pairs),
-                             context=context if context is not None else {}, refused=refused, speech=speech)
-        return ans.choice
+        return ask.choose(actor, kind, prompt, rule, pairs, context=context, refused=refused, always_ask=always_ask,
+                          speech=speech)
 
     def choose_many(self, actor: str, kind: str, prompt: str, rule: str, pairs: Sequence[tuple[str, str]],
                     lo: int, hi: int, context: Mapping[str, Any] | None = None) -> Gen:
-        ans = yield Decision(actor, kind, prompt, rule, options=opts(pairs), pick=(lo, hi),
-                             context=context if context is not None else {})
-        return list(ans.choices or ())
+        return ask.choose_many(actor, kind, prompt, rule, pairs, lo, hi, context=context)
 
     def ask_payload(self, actor: str, kind: str, prompt: str, rule: str, model: type[BaseModel], check: Any = None,
-                    context: dict[str, Any] | None = None) -> Gen:
-        ans = yield Decision(actor, kind, prompt, rule, payload_model=model, payload_check=check,
-                             context=context or {})
-        return ans.payload
+                    context: dict[str, Any] | None = None, samples: Sequence[Any] | None = None) -> Gen:
+        return ask.ask_payload(actor, kind, prompt, rule, model, check, context=context, samples=samples)
 
     def kept(self, name: str) -> dict[Any, Any]:
         """A dict of this game for values kept between questions (``DESIGN.md``, "Derived values kept between

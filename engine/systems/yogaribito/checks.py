@@ -108,6 +108,14 @@ class CheckResult:
         """Effective achievement for opposed comparisons: ach + 1 on a critical (§5.5)."""
         return self.ach + (1 if self.crit else 0)
 
+    def roll(self) -> dict[str, Any]:
+        """The typed dice line of this check (``engine.core.events.CheckRoll``)."""
+        result = "critical" if self.crit else "fumble" if self.fumble else "success" if self.success else "failure"
+        if self.cancelled:
+            result = "cancelled"
+        return {"who": self.actor, "pool": self.pool, "faces": list(self.faces), "target": self.target,
+                "ach": self.ach, "success": self.success, "result": result}
+
     def summary(self) -> dict[str, Any]:
         return {"who": self.actor, "kind": self.kind, "ability": self.ability, "target": self.target,
                 "pool": self.pool, "faces": list(self.faces), "ach": self.ach, "crit": self.crit,
@@ -124,6 +132,13 @@ class OpposedResult:
 
 
 class ChecksMixin(GameBase):
+    def log_check(self, kind: str, rule: str, label: str, res: CheckResult) -> str:
+        """Record a check (its id counts even when nothing is recorded; the summary is built for the log only)."""
+        ctx = self.ctx
+        if not ctx.recording:
+            return ctx.check(kind, rule, {})
+        return ctx.check(kind, rule, {"label": label, **res.summary()}, label=label, rolls=(res.roll(),))
+
     # ==========================================================================================================
     # equipment and situation helpers
     # ==========================================================================================================
@@ -453,8 +468,7 @@ class ChecksMixin(GameBase):
             cancelled = self.action_cancelled(c)
         if cancelled:
             res.cancelled = True
-            if self.ctx.recording:
-                self.ctx.check(kind, rule, {"label": label, **res.summary()})
+            self.log_check(kind, rule, label, res)
             return res
         # C. 【燎】 (D27)
         if c.current.get("kagaribi", 0) >= 1:
@@ -486,8 +500,7 @@ class ChecksMixin(GameBase):
         if not ctx.get("defer_luck"):
             yield from self.luck_step(c, res, label=label, side=ctx.get("side"), opponent=opponent, log=False)
         # G. evaluate (done in _roll / luck_step), log, GM hook
-        if self.ctx.recording:  # the summary is built for the log only
-            self.ctx.check(kind, rule, {"label": label, **res.summary()})
+        self.log_check(kind, rule, label, res)
         yield from self._crit_fiat(c, res, label)
         return res
 
@@ -553,7 +566,7 @@ class ChecksMixin(GameBase):
             res.faces[i] = 5
             res.ach, res.crit, res.success, res.fumble = evaluate(res.faces, res.target)
         if log:
-            self.ctx.check("luck", "§5.4 D28", {"label": label, **res.summary()})
+            self.log_check("luck", "§5.4 D28", label, res)
         return res
 
     def _crit_fiat(self, c: Character, res: CheckResult, label: str) -> Gen:
@@ -743,7 +756,8 @@ class ChecksMixin(GameBase):
             yield from self.luck_step(active, a, label=f"{label}（能動側）", side="active")
         if not a.success:
             self.ctx.check("opposed", rule, {"label": label, "active": active.id, "passive": passive.id,
-                                             "a_eff": a.eff, "p_eff": None, "winner": "passive"})
+                                             "a_eff": a.eff, "p_eff": None, "winner": "passive"},
+                           result="passive")
             return OpposedResult(a, None, "passive")
         p_ctx = {**(p_context or {}), "side": "passive", "defer_luck": after_both}
         p = yield from self.run_check(passive, p_kind, p_ability, 1, label=f"{label}（受動側）", rule=rule,
@@ -758,7 +772,7 @@ class ChecksMixin(GameBase):
         else:
             winner = "passive"
         self.ctx.check("opposed", rule, {"label": label, "active": active.id, "passive": passive.id,
-                                         "a_eff": a.eff, "p_eff": p.eff, "winner": winner})
+                                         "a_eff": a.eff, "p_eff": p.eff, "winner": winner}, result=winner)
         return OpposedResult(a, p, winner)
 
     # ==========================================================================================================

@@ -40,10 +40,22 @@ COMBAT = MachineSpec(
         ("setup", ("combat_start", "end_phase"), "setup_phase"),
         ("main", ("setup_phase", "cleanup"), "main_phase"),
         ("cleanup", "main_phase", "cleanup"),
-        ("end_round", ("setup_phase", "cleanup"), "end_phase"),
+        # not from setup_phase: a round whose order has nobody able left has already met §11.6 (no able PC)
+        ("end_round", "cleanup", "end_phase"),
         ("finish", ("combat_start", "setup_phase", "main_phase", "cleanup", "end_phase"), "combat_end"),
         ("close", "combat_end", "idle"),
     ),
+    # when the rules fire a conditional move (documentation for the diagrams; never evaluated)
+    guards={
+        ("finish", "combat_start"): "§11.6 holds at once (no able enemy or PC)",
+        ("finish", "setup_phase"): "§11.6 holds after a setup feat (its cost or effect)",
+        ("finish", "main_phase"): "§11.6 holds after the action (no able enemy or PC, all PCs escaped, scenario target down)",
+        ("finish", "cleanup"): "§11.6 holds, or the GM ends the combat (cb.end D47)",
+        ("finish", "end_phase"): "§11.6 holds, the scenario's round limit, or the round cap (HOUSE)",
+        ("main", "*"): "the next combatant in the order is able and has not escaped",
+        ("end_round", "*"): "no combatant left in the order",
+        ("setup", "end_phase"): "§11.6 does not hold (the combat goes on)",
+    },
 )
 
 #: combat outcomes (DESIGN.md)
@@ -1132,7 +1144,10 @@ class CombatMixin(ChecksMixin):
                 self.ctx.check("attack_result", "§7.5", {"label": f"{c.name} の{src.name} → {t.name}: {verdict}",
                                                           "attacker": c.id, "target": t.id, "source": src.id,
                                                           "a_eff": a_eff if hit.success else None, "d_eff": h.d_eff,
-                                                          "bonus": h.bonus, "hit": h.hit})
+                                                          "bonus": h.bonus, "hit": h.hit},
+                               result="hit" if h.hit else "miss")
+            else:
+                self.ctx.check("attack_result", "§7.5", {})
             if h.hit:
                 if hit.crit:
                     yield from self._crit_table(c, src, t, h)
@@ -1186,7 +1201,7 @@ class CombatMixin(ChecksMixin):
         h.row = row
         cr = CRIT_TABLE[row]
         self.ctx.check("crit_table", "§7.6", {"label": f"痛打表 {row}「{cr.name}」（{t.name}）", "target": t.id,
-                                              "row": row, "name": cr.name})
+                                              "row": row, "name": cr.name}, result=cr.name)
         rule = f"§7.6 row {row}"
         if row == 1:
             h.plus_life += 1
@@ -1288,7 +1303,7 @@ class CombatMixin(ChecksMixin):
         self.ctx.check("damage", "§7.7.1", {"label": f"{src.name}のダメージ → {t.name}: {dmg}点（{STAT_JP[stat]}）",
                                              "attacker": c.id, "target": t.id, "source": src.id,
                                              "parts": [[k, v] for k, v in parts], "raw": raw, "damage": dmg,
-                                             "stat": stat})
+                                             "stat": stat}, result=str(dmg))
         yield from self.damage(t, dmg, stat, rule="§7.7.1", cause=f"{src.name} ({c.name})")
         if separate_life:
             yield from self.damage(t, separate_life, "life", rule="§7.6 AMB-13", cause="痛打表 +1")
@@ -1346,8 +1361,11 @@ class CombatMixin(ChecksMixin):
 
     def _gm_end_window(self) -> Gen:
         """D47: after each turn the GM may end the combat (scenario reason)."""
-        ans = yield from self.choose("gm", "cb.end", "戦闘を続ける?", "§11.6 D47",
-                                     [("none", "続ける"), ("end", "戦闘を終了する（シナリオ上の理由）")],
+        pairs = [("none", "続ける"), ("end", "戦闘を終了する（シナリオ上の理由）")]
+        fs = getattr(self, "_combat_flow", None)
+        if fs is not None:  # the combat machine decides whether the combat can end here (from a turn's cleanup)
+            pairs = fs.offer(pairs, {"end": "finish"})
+        ans = yield from self.choose("gm", "cb.end", "戦闘を続ける?", "§11.6 D47", pairs,
                                      always_ask=True, context=self.lazy_battle(None))
         if ans == "end":
             raise CombatOver("ended_by_gm", "GMの判断 (D47)")
@@ -1451,7 +1469,7 @@ class CombatMixin(ChecksMixin):
         """``battle_context(me)`` plus ``extra``; each key (and each combatant under ``chars``) is built only when
         someone reads it."""
         bf = self.t.battlefield
-        return LazyContext(_BATTLE_KEYS if me is None else _BATTLE_KEYS_ME, extra, (self, me, bf))
+        return LazyContext(_BATTLE_KEYS if me is None else _BATTLE_KEYS_ME, extra, (self, me, bf), _REPEATS)
 
     def battle_context(self, me: Character | None) -> dict[str, Any]:
         """What a combat decision's context shows, built at once (plain dicts)."""
@@ -1536,6 +1554,8 @@ _BATTLE_KEYS: dict[str, Any] = {
     "chars": _k_chars,
     "attack_abilities": _k_attack_abilities,
 }
+#: battle context keys that restate the observation (its ``battlefield`` and ``characters``): not shown in prompts
+_REPEATS = frozenset({"round", "time_of_day", "engagements", "chars"})
 _BATTLE_KEYS_ME: dict[str, Any] = {
     **_BATTLE_KEYS,
     "me": lambda g, me, bf: me.id,

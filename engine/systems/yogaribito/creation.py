@@ -1028,8 +1028,7 @@ class CreationMixin(GameBase):
                                    f"{pc_id}: 出目") + f" {sorted(values, reverse=True)} を【心】【技】【体】【命】【魂】【運】に割り振る",
                 "§3.1 step 1.3 D02", Assignment, _assignment_check(values),
                 context={"values": sorted(values, reverse=True), "dice": list(dice), "fallback": bool(fallback),
-                         "suggested_class": sug_main, "primary": PRIMARY_ABILITY[sug_main],
-                         "random_payloads": [default, *others]})
+                         "suggested_class": sug_main, "primary": PRIMARY_ABILITY[sug_main]}, samples=[default, *others])
             assignment = {a: getattr(assign, a) for a in ABILITIES}
             self._log(pc_id, "assignment", dict(assignment), "§3.1 step 1.3 D02")
             # step 2: D04
@@ -1038,8 +1037,8 @@ class CreationMixin(GameBase):
                 b = yield from self.ask_payload(
                     who, "cc.hero_bonus", f"{pc_id}: 【命】【魂】【運】に 6・3・1 を割り振る", "§3.1 step 2 D04, AMB-01",
                     HeroBonus, _bonus_check,
-                    context={"random_payloads": [fixed, {"life": 3, "soul": 6, "luck": 1},
-                                                 {"life": 6, "soul": 1, "luck": 3}]})
+                    samples=[fixed, {"life": 3, "soul": 6, "luck": 1},
+                                                 {"life": 6, "soul": 1, "luck": 3}])
                 bonus = {"life": b.life, "soul": b.soul, "luck": b.luck}
             else:
                 bonus = fixed
@@ -1073,10 +1072,9 @@ class CreationMixin(GameBase):
         if main == "shamanic":
             p = yield from self.ask_payload(
                 who, "cc.patron", f"{pc_id}: 崇める存在 (好む環境・苦手な環境)", "§9.2 シャーマニック D08", PatronRecord,
-                _patron_check, context={"vocabulary": list(PATRON_TAGS), "default": _patron_dict(DEFAULT_PATRON),
-                                        "random_payloads": [_patron_dict(DEFAULT_PATRON),
+                _patron_check, context={"vocabulary": list(PATRON_TAGS), "default": _patron_dict(DEFAULT_PATRON)}, samples=[_patron_dict(DEFAULT_PATRON),
                                                             {"name": "日", "favored_tags": ["sunlight", "day"],
-                                                             "disfavored_tags": ["night"]}]})
+                                                             "disfavored_tags": ["night"]}])
             sheet["patron"] = _patron_dict(p.model_dump())
             self._log(pc_id, "patron", dict(sheet["patron"]), "D08")
         # step 5: D09
@@ -1162,7 +1160,7 @@ class CreationMixin(GameBase):
             check, context={"main_class": main, "sub_class": sub, "counts": dict(n), "main_options": main_opts,
                             "sub_options": sub_opts, "common_options": common,
                             "names": {f: FEATS[f].name for f in dict.fromkeys(main_opts + sub_opts + common)},
-                            "default": default, "random_payloads": [default, alt]})
+                            "default": default}, samples=[default, alt])
         feats = list(picks.main) + list(picks.sub)
         self._log(pc_id, "feats", {"main": list(picks.main), "sub": list(picks.sub)}, "§3.1 step 5 D09")
         return feats
@@ -1177,8 +1175,7 @@ class CreationMixin(GameBase):
             who, "cc.equipment", f"{pc_id}: 常備化ポイント {sp} で装備を取得する (余りは【財】)", "§3.1 step 6 D10", Equipment,
             check, context={"stock_points": sp, "kit": kit_for(main), "default": default,
                             "items": {i.id: {"name": i.name, "stock": i.stock, "slots": i.slots}
-                                      for i in ITEMS.values() if i.stock is not None},
-                            "random_payloads": [{"items": default}, {"items": []}]})
+                                      for i in ITEMS.values() if i.stock is not None}}, samples=[{"items": default}, {"items": []}])
         items = [{"item": i.item, "slot": i.slot} for i in eq.items]
         total = sum(ITEMS[i["item"]].stock or 0 for i in items)
         self._log(pc_id, "items", [dict(i) for i in items], "§3.1 step 6 D10")
@@ -1210,8 +1207,8 @@ class CreationMixin(GameBase):
             lp[kind] = e.id
             if e.id == FREE_ENTRY:
                 t = yield from self.ask_payload(who, kinds[kind], f"{pc_id}: {LIFEPATH_TABLE_NAMES[kind]} (任意) を自由に決める",
-                                                rule, FreeText, context={"table": kind, "random_payloads": [
-                                                    {"text": "（自由記述）"}]})
+                                                rule, FreeText, context={"table": kind}, samples=[
+                                                    {"text": "（自由記述）"}])
                 lp[f"{kind}_text"] = t.text
             self._log(pc_id, f"lifepath.{kind}", e.id, rule)
         enc = lifepath_lookup("encounter", lp["encounter"])
@@ -1219,7 +1216,7 @@ class CreationMixin(GameBase):
         if enc.id == FREE_ENTRY:
             t = yield from self.ask_payload(who, "cc.encounter_npc", f"{pc_id}: 邂逅の相手 (任意) を自由に決める",
                                             "§3.1 step 8 D15", FreeText,
-                                            context={"encounter": enc.id, "random_payloads": [{"text": "（自由記述）"}]})
+                                            context={"encounter": enc.id}, samples=[{"text": "（自由記述）"}])
             lp["encounter_npc"] = t.text
         else:
             lp["encounter_npc"] = yield from self.choose(
@@ -1243,8 +1240,7 @@ class CreationMixin(GameBase):
 
         p = yield from self.ask_payload(who, "cc.personal", f"{pc_id}: 名前・性別・年齢などの設定 (相当品はGMの許可が必要)",
                                         "§3.1 step 8 D16", Personal, check,
-                                        context={"default_name": name, "owned": list(owned),
-                                                 "random_payloads": [{"name": name}]})
+                                        context={"default_name": name, "owned": list(owned)}, samples=[{"name": name}])
         out: dict[str, Any] = {"name": p.name}
         for k in ("gender", "age", "profile"):
             if getattr(p, k):

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, create_model
 
 from ...core.session import GameContext
+from ...core.visibility import GM, Secret
 from .afterplay import AfterplayMixin
 from .arms import ITEMS
 from .base import GameBase, Gen
@@ -41,6 +42,10 @@ PHASE_NAMES = {"opening": "オープニングフェイズ", "middle": "ミドル
 SOCIAL_NAMES = {"information": "情報収集", "negotiation": "交渉", "purchase": "購入"}
 
 
+#: table paths every seat sees change (the observation shows them to everyone)
+_PUBLIC_PATHS = frozenset({"battlefield", "previous_scene_pcs", "info", "xp", "afterplay", "attack"})
+
+
 class YogaribitoGame(AfterplayMixin, CreationMixin, CombatMixin, ChecksMixin, GameBase):
     def __init__(self, ctx: GameContext):
         self.ctx = ctx
@@ -57,15 +62,17 @@ class YogaribitoGame(AfterplayMixin, CreationMixin, CombatMixin, ChecksMixin, Ga
         self.fights: dict[str, str] = {}  # scene id -> combat outcome
         self.info_level: dict[str, int] = {}  # info id -> highest tier index disclosed (0-based), PCs share it
         self.proposals: list[str] = []
-        self.creating = bool(self.sc.creation) and not self.sc.pcs
+        # the PCs are built at the table (D01–D16): the scenario has a creation section and no PCs, or the player
+        # asked for it (``--create``): then the scenario's PCs are built anew under their ids (the scenes name them)
+        self.creating = (bool(self.sc.creation) and not self.sc.pcs) or bool(ctx.options.get("create_pcs"))
 
     # ==========================================================================================================
     # the contract
     # ==========================================================================================================
     def actors(self) -> list[str]:
         pcs = [c.id for c in self.t.pcs()]
-        if self.creating and self.sc.creation:
-            pcs += [f"pc{i + 1}" for i in range(self.sc.creation.pc_count) if f"pc{i + 1}" not in pcs]
+        if self.creating:
+            pcs += [p for p in self._creation_ids() if p not in pcs]
         pcs += [p for p in self.creating_ids() if p not in pcs]
         return ["gm"] + pcs + [c.id for c in self.t.gm_side()]
 
@@ -131,18 +138,36 @@ class YogaribitoGame(AfterplayMixin, CreationMixin, CombatMixin, ChecksMixin, Ga
         d.pop("creation", None)
         return {k: v for k, v in d.items() if k in self._VIEW_KEEP or v not in (False, None, 0, "", [], {})}
 
-    def secrets(self) -> dict[str, list[str]]:
-        """Texts only their owner may see: information tiers not disclosed yet (the GM's); an NPC's secret (the
-        GM's and that NPC's own)."""
-        out: list[str] = []
+    def secrets(self) -> list[Secret]:
+        """Private facts and their holders: information tiers not disclosed yet (the GM's), an NPC's secret (the
+        GM's and that NPC's own), the GM's scene notes."""
+        out: list[Secret] = []
         for inf in self.sc.info:
             level = self.info_level.get(inf.id, -1)
-            out += [t.text for k, t in enumerate(inf.tiers) if k > level and len(t.text) >= 8]
-        owners: dict[str, list[str]] = {"gm": [x for x in out if x]}
+            out += [Secret.of(t.text, GM) for k, t in enumerate(inf.tiers) if k > level and t.text]
         for c in self.t.chars.values():
             if c.secret:
-                owners[c.id] = [c.secret]
-        return owners
+                out.append(Secret.of(c.secret, c.id, GM))
+        return out
+
+    def state_audience(self, path: str) -> list[str] | None:
+        """Who sees a state change: a character's values as its view shows them (everyone, while the character is
+        in view: a PC, or in the scene), a sheet being made only by its player; the table's bookkeeping of
+        characters out of view and anything unknown, the GM only."""
+        head, _, rest = path.partition(".")
+        c = self.t.chars.get(head)
+        if c is not None:
+            if rest.startswith("creation."):
+                return [head, GM]
+            return None if c.is_pc or c.in_scene else [GM]
+        if head in _PUBLIC_PATHS:
+            return None
+        if rest.startswith("creation.") or head in self.creating_ids():
+            return [head, GM]
+        return [GM]
+
+    def prompt_role(self, actor: str) -> str:
+        return self.actor_role(actor)
 
     def snapshot(self) -> dict[str, Any]:
         return {
@@ -204,6 +229,12 @@ class YogaribitoGame(AfterplayMixin, CreationMixin, CombatMixin, ChecksMixin, Ga
                 c.awaken_eligible = e.awaken
             self.add_character(c)
 
+    def _creation_ids(self) -> list[str]:
+        """The PCs built at the table: the scenario's PC ids (``--create``), else pc1..pcN of its creation section."""
+        if self.sc.pcs:
+            return [p.id for p in self.sc.pcs]
+        return [f"pc{i + 1}" for i in range(self.sc.creation.pc_count)] if self.sc.creation else []
+
     def living_pcs(self) -> list[Character]:
         return [c for c in self.t.pcs() if not c.dead]
 
@@ -255,9 +286,14 @@ class YogaribitoGame(AfterplayMixin, CreationMixin, CombatMixin, ChecksMixin, Ga
 
     def _preplay(self) -> Gen:
         if self.creating:
-            assert self.sc.creation is not None
-            for i in range(self.sc.creation.pc_count):
-                c = yield from self.create_character(f"pc{i + 1}")
+            sheets = {p.id: p for p in self.sc.pcs}
+            for pid in self._creation_ids():
+                sheet = sheets.get(pid)
+                suggested = None
+                if sheet is not None:  # --create: the scenario's PC is built anew; its classes are the suggestion
+                    d = sheet.model_dump(exclude_none=True, by_alias=True)
+                    suggested = {k: d[f"{k}_class"] for k in ("main", "sub") if d.get(f"{k}_class")}
+                c = yield from self.create_character(pid, suggested=suggested)
                 self.add_character(c)
             self.creating = False
         else:
@@ -308,7 +344,8 @@ class YogaribitoGame(AfterplayMixin, CreationMixin, CombatMixin, ChecksMixin, Ga
                                         always_ask=True)
             if ch == "skip":
                 self.skipped.append(s.id)
-                self.ctx.info("scene_skipped", f"シーン「{s.title}」は省略された", scene=s.id)
+                # names a scene the players never see: the GM's
+                self.ctx.info("scene_skipped", f"シーン「{s.title}」は省略された", to=[GM], scene=s.id)
                 return
         yield from self._scene(s)
 
@@ -440,6 +477,8 @@ class YogaribitoGame(AfterplayMixin, CreationMixin, CombatMixin, ChecksMixin, Ga
                 pairs.append(("concentration_on", "精神集中が要される場面にする（D22）"))
             if self.t.concentration:
                 pairs.append(("concentration_off", "精神集中の場面を終える（D22）"))
+            # the scene machine decides which phase moves are open (a fight, the scene's end)
+            pairs = self.scene_m.offer(pairs, {"start_combat": "start_combat", "close_scene": "close"})
             ch = yield from self.choose("gm", "gm.scene_flow", f"シーン「{s.title}」: 次は?", "§7.1 D58", pairs,
                                         context={"scene": s.id, "combat_pending": s.combat is not None and not fought},
                                         speech=True)

@@ -1,0 +1,70 @@
+"""The seat view: everything an agent is given to answer one decision, and nothing more (ARCHITECTURE "Agents").
+
+An agent never holds the session. It gets a ``SeatView``: the decision (options or payload schema, prompt, rule,
+context), the actor's observation (the engine's filtered view of the table), the seat's transcript (the past as
+this actor may see it, ``engine.core.visibility``), and the system's declared metadata (``SystemInfo``: decision
+table, prompt roles, language). What an agent wants logged besides its answer (an LLM seat's model calls) it
+``note``s on the view; the table writes those events into the log before the answer, in order.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from .decision import Decision
+    from .registry import SystemInfo
+    from .session import Session, SessionKey
+
+__all__ = ["SeatView"]
+
+
+class SeatView:
+    """One actor's view of one pending decision. See the module docstring."""
+
+    __slots__ = ("decision", "system", "role", "prompt_role", "language", "seed", "scenario_id", "key", "events",
+                 "_transcript", "_spec")
+
+    def __init__(self, session: Session, decision: Decision):
+        self.decision = decision
+        self.system: SystemInfo = session.system
+        #: the actor's seat role: gm, pc or npc
+        self.role = session.actor_role(decision.actor)
+        #: the prompt template role (gm, pc, npc, or what the system adds, e.g. curse)
+        self.prompt_role = session.prompt_role(decision.actor)
+        self.language = str(getattr(session.scenario.model, "language", "ja") or "ja")
+        self.seed = session.seed
+        self.scenario_id = session.scenario.id
+        #: an opaque token of the session (weakly referenceable), for agents that keep per-session notes
+        self.key: SessionKey = session.key
+        #: the agent's own events for the log (model calls), written by the table before the answer
+        self.events: list[BaseModel] = []
+        actor = decision.actor
+        self._transcript = lambda start=0: session.transcript(actor, start)
+        self._spec: Any = None
+
+    @property
+    def actor(self) -> str:
+        return self.decision.actor
+
+    @property
+    def observation(self) -> dict[str, Any]:
+        return self.decision.observation
+
+    def transcript(self, start: int = 0) -> list[Any]:
+        """The past as this seat may see it (events, oldest first; from index ``start`` of the log)."""
+        return self._transcript(start)
+
+    @property
+    def spec(self) -> Any:
+        """The decision kind's entry in the system's decision table (``DecisionSpec``), or None if undeclared."""
+        if self._spec is None:
+            table = getattr(self.system, "decision_table", None) or {}
+            self._spec = table.get(self.decision.kind, False)
+        return self._spec or None
+
+    def note(self, event: BaseModel) -> None:
+        """An event of the agent's own (a model call) to go into the log before its answer."""
+        self.events.append(event)
