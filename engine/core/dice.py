@@ -52,6 +52,8 @@ class Roll:
     sides: int
     value: int
     forced: bool
+    #: a draw nobody at the table may see (a shuffle: the order of a hidden deck); logged for the GM only
+    secret: bool = False
 
 
 def _parse_face(face: int | str | tuple[int, int] | list[int]) -> tuple[int | None, int]:
@@ -99,7 +101,7 @@ class Dice:
     def forced_left(self) -> int:
         return len(self._forced)
 
-    def roll(self, sides: int, purpose: str) -> int:
+    def roll(self, sides: int, purpose: str, *, secret: bool = False) -> int:
         if sides < 1:
             raise ValueError(f"a die needs at least one side, got {sides}")
         if self._forced:
@@ -121,7 +123,7 @@ class Dice:
             # randint(1, sides) without its two layers of argument checks: the same draw from the same stream
             value = self._rng._randbelow(sides) + 1  # type: ignore[attr-defined]
             forced = False
-        r = Roll(purpose, sides, value, forced)
+        r = Roll(purpose, sides, value, forced, secret) if secret else Roll(purpose, sides, value, forced)
         self.rolls.append(r)
         if self._listener is not None:
             self._listener(r)
@@ -133,10 +135,11 @@ class Dice:
     def pool(self, n: int, purpose: str, sides: int = 6) -> list[int]:
         return [self.roll(sides, purpose) for _ in range(max(0, n))]
 
-    def shuffle(self, items: list, purpose: str) -> list:
-        """Fisher-Yates with logged draws, so that a shuffle is replayable and forceable like any roll."""
+    def shuffle(self, items: list, purpose: str, *, secret: bool = True) -> list:
+        """Fisher-Yates with logged draws, so that a shuffle is replayable and forceable like any roll. The draws of a
+        hidden deck's shuffle are ``secret`` (logged for the GM only: they would tell the deck's order)."""
         out = list(items)
         for i in range(len(out) - 1, 0, -1):
-            j = self.roll(i + 1, purpose) - 1
+            j = self.roll(i + 1, purpose, secret=secret) - 1
             out[i], out[j] = out[j], out[i]
         return out

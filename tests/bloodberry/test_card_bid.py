@@ -60,3 +60,16 @@ def test_either_answer_order_gives_the_same_session():
             s.answer(ScriptedAgent().act(s.view()))
         logs.append([e.model_dump_json() for e in s.events if e.type not in ("answer", "decision")])
     assert logs[0] == logs[1]
+
+
+def test_the_draws_of_a_shuffle_are_the_gms_only():
+    """A shuffle's draws tell the order of a hidden deck: they are logged for the GM, and no player's transcript
+    has them."""
+    from engine.core.events import RollEvent
+
+    s = _to_bid()
+    shuffles = [e for e in s.events if isinstance(e, RollEvent) and "shuffle" in e.purpose]
+    assert shuffles and all(e.to == ["gm"] for e in shuffles)
+    for actor in s.game.actors():
+        if actor != "gm":
+            assert not [e for e in s.transcript(actor) if isinstance(e, RollEvent) and "shuffle" in e.purpose]
