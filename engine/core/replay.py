@@ -148,23 +148,27 @@ def _check_compatible(path: Path) -> None:
     if not isinstance(head, dict) or head.get("type") != "header":
         return
     fmt = head.get("format", LOG_FORMAT)
-    if fmt != LOG_FORMAT:
-        raise ReplayError(
-            f"{path}: this log is in log format {fmt}; this install reads format {LOG_FORMAT}, "
-            "so it cannot be replayed or resumed"
-        )
     system_id = head.get("system")
     try:
         info = get_system(system_id) if isinstance(system_id, str) else None
     except ValueError:
         info = None
+    version = head.get("system_version")
+    if fmt != LOG_FORMAT:
+        # an older format's header means what it says (a newer one's fields may mean something else)
+        older = isinstance(fmt, int) and fmt < LOG_FORMAT
+        played = f" with {info.name} ({info.id}) {version}" if older and info is not None and version != info.version else ""
+        now = f" and {info.name} {info.version}" if played and info is not None else ""
+        raise ReplayError(
+            f"{path}: this log was written in log format {fmt}{played}; this install reads format {LOG_FORMAT}{now}, "
+            "so it cannot be replayed or resumed"
+        )
     if info is None:
         known = ", ".join(s.id for s in systems()) or "none"
         raise ReplayError(
             f"{path}: this log was played with the rule system {system_id!r}, which this install does not have "
             f"(it has {known}), so it cannot be replayed or resumed"
         )
-    version = head.get("system_version")
     if version != info.version:
         raise ReplayError(
             f"{path}: this log was played with {info.name} ({info.id}) {version}; this install has version "

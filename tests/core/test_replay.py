@@ -249,6 +249,33 @@ def test_a_log_of_another_format_is_refused_up_front(toy_path, tmp_path):
     # a later format may well have header fields this install does not know: the refusal comes before parsing
     rewrite_header(log, format=LOG_FORMAT + 1, system_version="9.9", new_field=1)
     for msg in refusals(log):
-        assert f"this log is in log format {LOG_FORMAT + 1}; this install reads format {LOG_FORMAT}" in msg
+        assert f"this log was written in log format {LOG_FORMAT + 1}; this install reads format {LOG_FORMAT}" in msg
         assert "cannot be replayed or resumed" in msg
         assert "9.9" not in msg  # the format comes first: the other header fields may mean something else
+
+
+def test_a_log_of_the_previous_version_is_refused_naming_both_versions(tmp_path):
+    """A log made before the seat boundary (log format 1, ブラッドベリー 0.1.0): one sentence with both versions."""
+    import json as _json
+    import subprocess
+
+    from engine.core.registry import get_system
+
+    root = Path(__file__).resolve().parents[2]
+    old = subprocess.run(["git", "-C", str(root), "show", "9e50aa6:tests/golden/bloodberry__inoiri_dolls__seed7.jsonl"],
+                         capture_output=True, text=True)
+    if old.returncode != 0:  # not a git checkout with that history: build the old header by hand
+        header = {"type": "header", "format": 1, "package_version": "0.1.0", "system": "bloodberry",
+                  "system_version": "0.1.0", "scenario_id": "x", "scenario_version": "1", "scenario_path": "x.yaml",
+                  "scenario_sha256": "0", "seed": 7}
+        text = _json.dumps(header) + "\n"
+    else:
+        text = old.stdout
+    log = tmp_path / "old.jsonl"
+    log.write_text(text, encoding="utf-8")
+    info = get_system("bloodberry")
+    for fn in (verify, lambda p: session_from_log(p, for_resume=False), resume):
+        with pytest.raises(ReplayError) as e:
+            fn(log)
+        msg = str(e.value)
+        assert "0.1.0" in msg and info.version in msg and "format 1" in msg and "\n" not in msg

@@ -139,6 +139,13 @@ def test_a_voided_check_is_gone_from_every_view_but_kept_in_the_log(seat_path):
     out = io.StringIO()
     _printer(Console(file=out, width=120), s, lambda: ["aoi"])(s.transcript("aoi"))
     assert "葵の判定（やり直し）" in out.getvalue() and "葵の判定: " not in out.getvalue()
+    # the readable transcripts (the audit view and a seat's) leave it out too; the log keeps it
+    from engine.core.transcript import render_transcript
+
+    for seat in (None, "beni"):
+        md = render_transcript(s.events, "md", seat=seat)
+        assert "Check k2" in md and "Check k1" not in md and "check k1 is void" in md
+    assert any(isinstance(e, CheckEvent) and e.id == "k1" for e in s.events)
 
 
 def test_rulings_are_recorded_with_their_reason_codes(seat_path):
