@@ -16,12 +16,9 @@ import os
 import re
 import shutil
 import site
-import socket
 import subprocess
 import sys
 import sysconfig
-import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import metadata
@@ -30,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from tests.llm.conftest import FAKE_SERVER
+from tests.llm.conftest import FAKE_SERVER, running_fake_server
 
 ROOT = Path(__file__).resolve().parents[1]
 #: never copied into the clean source tree (when it is not made from `git ls-files`)
@@ -222,30 +219,8 @@ def fake_llm(installed: Install) -> Iterator[str]:
     """The fake OpenAI-compatible server of tests/llm/conftest.py, on 127.0.0.1; its base URL."""
     script = installed.cwd / "fake_openai_server.py"
     script.write_text(FAKE_SERVER, encoding="utf-8")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    proc = subprocess.Popen([sys.executable, str(script), str(port)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/models", timeout=1):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise RuntimeError("the fake server did not start") from None
-                time.sleep(0.05)
+    with running_fake_server(script) as base:
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
 
 
 def test_an_llm_seat_plays_every_system_from_the_install(installed: Install, fake_llm: str) -> None:

@@ -20,7 +20,7 @@ from engine.core.registry import _REGISTRY
 from engine.core.scenario import ScenarioBase
 from engine.core.session import GameContext, Session
 
-__all__ = ["TOY", "register_toy", "unregister_toy", "write_scenario", "ToyBid", "TOY_POLICY", "ACTORS"]
+__all__ = ["TOY", "register_toy", "unregister_toy", "register_test_system", "unregister_test_system", "write_scenario", "ToyBid", "TOY_POLICY", "ACTORS"]
 
 ACTORS = {"gm": "gm", "aoi": "pc", "beni": "pc", "npc1": "npc"}
 
@@ -157,25 +157,35 @@ TOY_POLICY = {
 }
 
 
+def register_test_system(info: SystemInfo, policy: dict[str, Any]) -> SystemInfo:
+    """Register a system of the tests and its scripted policy (idempotent)."""
+    if _REGISTRY.get(info.id) is not info:
+        register_system(info)
+    name = f"agent.scripted.{info.id}"
+    if name not in sys.modules:
+        mod = types.ModuleType(name)
+        mod.POLICY = policy  # type: ignore[attr-defined]
+        sys.modules[name] = mod
+    return info
+
+
+def unregister_test_system(info: SystemInfo) -> None:
+    """Leave the registry as other tests expect it (conformance tests iterate over every registered system)."""
+    if _REGISTRY.get(info.id) is info:
+        del _REGISTRY[info.id]
+    sys.modules.pop(f"agent.scripted.{info.id}", None)
+    from agent.scripted import _POLICIES
+
+    _POLICIES.pop(info.id, None)
+
+
 def register_toy() -> SystemInfo:
     """Register the toy system and its scripted policy (idempotent)."""
-    if _REGISTRY.get("toy") is not TOY:
-        register_system(TOY)
-    if "agent.scripted.toy" not in sys.modules:
-        mod = types.ModuleType("agent.scripted.toy")
-        mod.POLICY = TOY_POLICY  # type: ignore[attr-defined]
-        sys.modules["agent.scripted.toy"] = mod
-    return TOY
+    return register_test_system(TOY, TOY_POLICY)
 
 
 def unregister_toy() -> None:
-    """Leave the registry as other tests expect it (conformance tests iterate over every registered system)."""
-    if _REGISTRY.get("toy") is TOY:
-        del _REGISTRY["toy"]
-    sys.modules.pop("agent.scripted.toy", None)
-    from agent.scripted import _POLICIES
-
-    _POLICIES.pop("toy", None)
+    unregister_test_system(TOY)
 
 
 SCENARIO = """\

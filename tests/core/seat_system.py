@@ -3,20 +3,19 @@ a simultaneous face-down bid of two PCs and the GM. Registered only by the tests
 
 from __future__ import annotations
 
-import sys
-import types
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.core import MachineSpec, SystemInfo, ask, register_system
+from engine.core import MachineSpec, SystemInfo, ask
 from engine.core.decision import Decision
-from engine.core.registry import _REGISTRY
 from engine.core.scenario import ScenarioBase
 from engine.core.session import GameContext
 from engine.core.visibility import GM, Secret
+
+from .fake_system import register_test_system, unregister_test_system
 
 __all__ = ["SEAT", "register_seat_toy", "unregister_seat_toy", "write_seat_scenario", "WHISPER", "HANDS", "Choice"]
 
@@ -122,22 +121,11 @@ SEAT_POLICY = {
 
 
 def register_seat_toy() -> SystemInfo:
-    if _REGISTRY.get("seat_toy") is not SEAT:
-        register_system(SEAT)
-    if "agent.scripted.seat_toy" not in sys.modules:
-        mod = types.ModuleType("agent.scripted.seat_toy")
-        mod.POLICY = SEAT_POLICY  # type: ignore[attr-defined]
-        sys.modules["agent.scripted.seat_toy"] = mod
-    return SEAT
+    return register_test_system(SEAT, SEAT_POLICY)
 
 
 def unregister_seat_toy() -> None:
-    if _REGISTRY.get("seat_toy") is SEAT:
-        del _REGISTRY["seat_toy"]
-    sys.modules.pop("agent.scripted.seat_toy", None)
-    from agent.scripted import _POLICIES
-
-    _POLICIES.pop("seat_toy", None)
+    unregister_test_system(SEAT)
 
 
 def write_seat_scenario(directory: Path) -> Path:

@@ -7,6 +7,8 @@ top-level ``cassettes/`` folder and are replayed with ``record_mode="none"`` by 
 
 from __future__ import annotations
 
+import contextlib
+
 import json
 import socket
 import subprocess
@@ -198,13 +200,13 @@ class FakeServer:
         return [json.loads(line) for line in self.record.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-@pytest.fixture
-def fake_server(fake_server_script: Path, tmp_path: Path) -> Iterator[FakeServer]:
-    """A running fake OpenAI-compatible server on 127.0.0.1; every POST is recorded (with its Authorization)."""
+@contextlib.contextmanager
+def running_fake_server(script: Path, record: Path | None = None) -> Iterator[str]:
+    """Run the fake server script (``FAKE_SERVER``) on a free port of 127.0.0.1 until the block ends; its base URL.
+    ``record``: a file every POST is appended to (with its Authorization header)."""
     port = _free_port()
-    record = tmp_path / "requests.jsonl"
-    proc = subprocess.Popen([sys.executable, str(fake_server_script), str(port), str(record)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    args = [sys.executable, str(script), str(port)] + ([str(record)] if record is not None else [])
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 20
@@ -216,7 +218,7 @@ def fake_server(fake_server_script: Path, tmp_path: Path) -> Iterator[FakeServer
                 if time.monotonic() > deadline or proc.poll() is not None:
                     raise RuntimeError("the fake server did not start") from None
                 time.sleep(0.05)
-        yield FakeServer(base, record)
+        yield base
     finally:
         proc.terminate()
         try:
@@ -224,3 +226,11 @@ def fake_server(fake_server_script: Path, tmp_path: Path) -> Iterator[FakeServer
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(5)
+
+
+@pytest.fixture
+def fake_server(fake_server_script: Path, tmp_path: Path) -> Iterator[FakeServer]:
+    """A running fake OpenAI-compatible server on 127.0.0.1; every POST is recorded (with its Authorization)."""
+    record = tmp_path / "requests.jsonl"
+    with running_fake_server(fake_server_script, record) as base:
+        yield FakeServer(base, record)
