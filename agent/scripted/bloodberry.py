@@ -151,7 +151,8 @@ def rescue_byojaku(d: Decision, s: Session) -> Any:
 
 # -- relation checks -----------------------------------------------------------------------------------------------
 def rc_passive_choice(d: Decision, s: Session) -> Any:
-    return "raise" if _has(d, "raise") else "willpower"
+    """§8: raise if allowed, else 気力 +1; a formed curse has no 気力 (§11 G4), so it lowers the relation."""
+    return _pick(d, "raise", "willpower", "lower")
 
 
 def rc_sublimate(d: Decision, s: Session) -> Any:

@@ -349,9 +349,9 @@ class Decision:
         """Called by the session once the decision is answered: lazy data not built by now (context keys, option
         labels, the observation) refuses to be built instead of describing the new state (``StaleDecision``)."""
         self._sealed = True
-        close = getattr(self.context, "close", None)
-        if close is not None:
-            close()
+        ctx = self.context
+        if type(ctx) is LazyContext:
+            ctx.close()
         opts = self.options
         if type(opts) is OptionList:
             opts.close()

@@ -22,27 +22,17 @@ __all__ = ["SeatView"]
 
 
 class SeatView:
-    """One actor's view of one pending decision. See the module docstring."""
+    """One actor's view of one pending decision. See the module docstring. Everything but the decision is read
+    when asked for (a scripted answer reads only the decision and the system)."""
 
-    __slots__ = ("decision", "system", "role", "prompt_role", "language", "seed", "scenario_id", "key", "events",
-                 "_transcript", "_spec")
+    __slots__ = ("decision", "system", "events", "_session", "_spec")
 
     def __init__(self, session: Session, decision: Decision):
         self.decision = decision
         self.system: SystemInfo = session.system
-        #: the actor's seat role: gm, pc or npc
-        self.role = session.actor_role(decision.actor)
-        #: the prompt template role (gm, pc, npc, or what the system adds, e.g. curse)
-        self.prompt_role = session.prompt_role(decision.actor)
-        self.language = str(getattr(session.scenario.model, "language", "ja") or "ja")
-        self.seed = session.seed
-        self.scenario_id = session.scenario.id
-        #: an opaque token of the session (weakly referenceable), for agents that keep per-session notes
-        self.key: SessionKey = session.key
         #: the agent's own events for the log (model calls), written by the table before the answer
         self.events: list[BaseModel] = []
-        actor = decision.actor
-        self._transcript = lambda start=0: session.transcript(actor, start)
+        self._session = session
         self._spec: Any = None
 
     @property
@@ -50,19 +40,45 @@ class SeatView:
         return self.decision.actor
 
     @property
+    def role(self) -> str:
+        """The actor's seat role: gm, pc or npc."""
+        return self._session.actor_role(self.decision.actor)
+
+    @property
+    def prompt_role(self) -> str:
+        """The prompt template role (gm, pc, npc, or what the system adds, e.g. curse)."""
+        return self._session.prompt_role(self.decision.actor)
+
+    @property
+    def language(self) -> str:
+        return str(getattr(self._session.scenario.model, "language", "ja") or "ja")
+
+    @property
+    def seed(self) -> int:
+        return self._session.seed
+
+    @property
+    def scenario_id(self) -> str:
+        return self._session.scenario.id
+
+    @property
+    def key(self) -> SessionKey:
+        """An opaque token of the session (weakly referenceable), for agents that keep per-session notes."""
+        return self._session.key
+
+    @property
     def observation(self) -> dict[str, Any]:
         return self.decision.observation
 
     def transcript(self, start: int = 0) -> list[Any]:
         """The past as this seat may see it (events, oldest first; from index ``start`` of the log)."""
-        return self._transcript(start)
+        return self._session.transcript(self.decision.actor, start)
 
     @property
     def spec(self) -> Any:
         """The decision kind's entry in the system's decision table (``DecisionSpec``), or None if undeclared."""
         if self._spec is None:
-            table = getattr(self.system, "decision_table", None) or {}
-            self._spec = table.get(self.decision.kind, False)
+            self._spec = self.system.decision_table.get(self.decision.kind, False)
         return self._spec or None
 
     def note(self, event: BaseModel) -> None:

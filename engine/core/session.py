@@ -40,6 +40,7 @@ from .events import (
 )
 from .machine import FlowState, MachineSpec
 from .scenario import LoadedScenario
+from .seat import SeatView
 from .visibility import GM, audience, seat_transcript
 
 __all__ = ["Session", "GameContext", "Game", "package_version", "ROLES", "SessionKey"]
@@ -358,10 +359,8 @@ class Session:
         seat reads the past. Needs the events kept (``keep_events``)."""
         return seat_transcript(self.events, actor, start)
 
-    def view(self, decision: Decision | None = None) -> Any:
+    def view(self, decision: Decision | None = None) -> SeatView:
         """The seat view of a pending decision (default ``pending``): what its actor's agent is given."""
-        from .seat import SeatView
-
         d = decision if decision is not None else self._pending
         if d is None:
             raise RuntimeError("the session is over: there is nothing to answer")
@@ -425,7 +424,7 @@ class Session:
         self._labels = {}
         self._advance(held)
 
-    def _ask(self, d: Decision, to: list[str] | None) -> None:
+    def _ask(self, d: Decision, member: bool) -> None:
         d.seq = self.decisions
         self.decisions += 1
         actor = d.actor
@@ -443,7 +442,8 @@ class Session:
                 "options": list(d.option_ids) if d.options is not None else None,
                 "pick": list(d.pick) if d.pick is not None else None,
                 "payload": d.payload_model.__name__ if d.payload_model is not None else None,
-                "to": to,
+                # a member's question is its own (the GM sees it only as a member); else the actor's and the GM's
+                "to": [actor] if member else audience((actor,)),
             },
         )
 
@@ -463,10 +463,10 @@ class Session:
         if type(d) is Simultaneous:
             self._group = d
             for m in d.decisions:
-                self._ask(m, [m.actor])  # a member's question is its own: the GM sees it only as a member
+                self._ask(m, True)
             self._pending = d.decisions[0]
             return
-        self._ask(d, audience((d.actor,)))
+        self._ask(d, False)
         self._pending = d
 
     def close(self) -> None:
