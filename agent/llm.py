@@ -360,6 +360,7 @@ class _Exchange:
             language=agent.language, budget_tokens=agent.budget_tokens, library=agent.library,
             max_prompt_tokens=agent.max_prompt_tokens, count_tokens=agent.count_tokens,
             compact_observation=getattr(view.system, "compact_observation", None),
+            roles=getattr(view.system, "prompt_roles", None) or ("gm", "pc", "npc"),
         )
         self.messages: list[dict[str, str]] = list(self.prompt.messages)
         self.templates = dict(self.prompt.templates)

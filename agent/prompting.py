@@ -114,9 +114,10 @@ class PromptLibrary:
         self._deps: dict[str, tuple[str, ...]] = {}
 
     # -- files ---------------------------------------------------------------------------------------------------
-    def role_template_id(self, system: str, role: str) -> str:
-        if role not in ROLES:
-            raise PromptError(f"unknown prompt role {role!r}; known: {', '.join(ROLES)}")
+    def role_template_id(self, system: str, role: str, roles: Sequence[str] = ROLES) -> str:
+        """``<system>/<role>.md.j2``; ``roles``: the system's prompt roles (``SystemInfo.prompt_roles``)."""
+        if role not in roles:
+            raise PromptError(f"unknown prompt role {role!r}; known: {', '.join(roles)}")
         return f"{system}/{role}.md.j2"
 
     def text(self, template_id: str) -> tuple[str, str]:
@@ -387,6 +388,7 @@ def build_prompt(
     max_prompt_tokens: int | None = None,
     count_tokens: Callable[[str], int] | None = None,
     compact_observation: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None,
+    roles: Sequence[str] = ROLES,
 ) -> RenderedPrompt:
     """Render the two messages (system, user) for ``decision`` as seen by its actor.
 
@@ -401,7 +403,7 @@ def build_prompt(
     if language not in LANGUAGES:
         raise PromptError(f"unknown narration language {language!r}; known: {', '.join(LANGUAGES)}")
     obs = observation if observation is not None else decision.observation
-    template_id = lib.role_template_id(system, role)
+    template_id = lib.role_template_id(system, role, roles)
     rules_id = lib.rules_id(system, language)
     rules, rules_hash = lib.text(rules_id)
     evs = events if isinstance(events, Sequence) else list(events)

@@ -38,7 +38,8 @@ class SystemInfo:
     #: every decision kind the rules can ask (``engine.core.decision_table``): who answers, shape, reaction window,
     #: speech, public answer, the examples runner's "no"
     decision_table: Mapping[str, DecisionSpec] = field(default_factory=dict)
-    #: the system's prompt roles beyond gm/pc/npc (e.g. ``curse``): each has a ``prompts/<id>/<role>.md.j2``
+    #: the system's prompt roles (gm, pc, npc, and e.g. ``curse``): each has a ``prompts/<id>/<role>.md.j2``; a seat's
+    #: role is the game's ``prompt_role(actor)``
     prompt_roles: Sequence[str] = ("gm", "pc", "npc")
     #: a lean observation for small context windows (``--llm-max-prompt``): observation → smaller observation
     compact_observation: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None

@@ -535,3 +535,13 @@ def test_the_local_tokenizer_counts_exactly_when_installed():
         pytest.skip("the SmolLM2 model package is not installed")
     assert count("Hello world, this is a test.") == 8
     assert count("御堂迅: メジャーアクション（解除判定のみ）") == 37
+
+
+def test_every_system_declares_its_prompt_roles_and_each_has_a_template():
+    from engine.core import systems
+
+    lib = default_library()
+    for info in systems():
+        assert {"gm", "pc", "npc"} <= set(info.prompt_roles), info.id
+        for role in info.prompt_roles:
+            assert (lib.root / lib.role_template_id(info.id, role, info.prompt_roles)).is_file(), (info.id, role)

@@ -48,6 +48,7 @@ INFO = register_system(
         config_model=BloodberryConfig,
         spec="bloodberry.md",
         decision_table=DECISIONS,
+        prompt_roles=("gm", "pc", "npc", "curse"),  # prompts/<id>/<role>.md.j2
         compact_observation=compact_observation,
         sample_scenarios=(_scenarios() / "inoiri_dolls.yaml", _scenarios() / "salt_festival.yaml"),
         # the worked examples ship inside the package (examples/), so that `trpg examples` works in any install

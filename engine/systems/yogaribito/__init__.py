@@ -51,6 +51,7 @@ INFO = register_system(
         examples=tuple(Path(__file__).resolve().parent / "examples" / f"yogaribito_{p}.yaml" for p in ("checks", "combat", "creation")),
         description="異能伝奇アクション: 判定は【心】【技】【体】の個数のダイスで5・6を数える。燎・運・財、覚醒、エンゲージ戦闘。",
         decision_table=DECISIONS,
+        prompt_roles=("gm", "pc", "npc", "curse"),  # prompts/<id>/<role>.md.j2
         compact_observation=compact_observation,
         panels=_panels,
         report=REPORT,
