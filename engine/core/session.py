@@ -168,7 +168,7 @@ class GameContext:
             fields: dict[str, Any] = {
                 "id": cid, "check": check, "rule": rule,
                 "label": label if label is not None else str(d.get("label", "")),
-                "rolls": [r if isinstance(r, CheckRoll) else CheckRoll(**r) for r in rolls],
+                "rolls": list(rolls),  # CheckRoll models or their fields: the event validates them when it is built
                 "result": result, "data": d,
             }
             if to is not None:
@@ -399,7 +399,7 @@ class Session:
                 fields["to"] = [d.actor]
                 fields["sealed"] = True
             elif d.kind not in self._public_kinds:
-                fields["to"] = audience((d.actor,))
+                fields["to"] = [d.actor, GM] if d.actor != GM else [GM]
             self._emit_kw(AnswerEvent, fields)
         d.seal()
         if group is None:
@@ -443,7 +443,7 @@ class Session:
                 "pick": list(d.pick) if d.pick is not None else None,
                 "payload": d.payload_model.__name__ if d.payload_model is not None else None,
                 # a member's question is its own (the GM sees it only as a member); else the actor's and the GM's
-                "to": [actor] if member else audience((actor,)),
+                "to": [actor] if member or actor == GM else [actor, GM],
             },
         )
 
