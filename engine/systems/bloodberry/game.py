@@ -1128,9 +1128,11 @@ class BloodberryGame(JudgeMixin):
             if tid != target.id:
                 continue
             user = self.t.chars[uid]
-            ch = yield from self.choose(uid, "sk.hama", f"破魔を {target.name} に維持する? (関係 −1)", "§9.2 破魔, A20",
-                                        [("maintain", "維持する"), ("release", "解除する")], context={"target": tid, "blocked": kind})
-            if ch == "release" or not user.in_play:
+            # a user who cannot act (§4.8: dropped, absent, ...) keeps nothing up: released without being asked
+            ch = "release" if not user.in_play else (yield from self.choose(
+                uid, "sk.hama", f"破魔を {target.name} に維持する? (関係 −1)", "§9.2 破魔, A20",
+                [("maintain", "維持する"), ("release", "解除する")], context={"target": tid, "blocked": kind}))
+            if ch == "release":
                 del self.t.hama[(uid, tid)]
                 self.ctx.state(f"hama.{uid}|{tid}", kind, None, "A20 release")
             else:
