@@ -16,6 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from .quote import brief, measure
+
 __all__ = ["Option", "OptionList", "Label", "Decision", "Answer", "IllegalAnswer", "LazyContext", "LazyMap", "plain",
            "Simultaneous", "StaleDecision", "NOTE_MAX", "shown_context"]
 
@@ -291,9 +293,16 @@ class Answer:
 
 
 def _brief(value: Any, limit: int = 120) -> str:
-    """An answer as a refusal message quotes it: ``repr``, cut (a refusal never echoes a huge answer whole)."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """An answer as a refusal message quotes it: cut, never serialised whole (a refusal never echoes a huge
+    answer, and a deeply nested one does not overflow the stack). Strings and numbers as ``repr``."""
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        text = repr(value if not isinstance(value, str) else value[: limit + 1])
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+    return brief(value, limit)
+
+
+#: how deeply an answer may nest (a payload is a few levels; a pasted JSON bomb is refused before validation)
+MAX_ANSWER_DEPTH = 32
 
 
 class IllegalAnswer(ValueError):
@@ -426,6 +435,8 @@ class Decision:
                 return Answer(choice=raw)
         text: Any = None
         note: Any = None
+        if isinstance(raw, (dict, list)) and measure(raw, 100_000)[1] > MAX_ANSWER_DEPTH:
+            raise IllegalAnswer(self, f"the answer nests more than {MAX_ANSWER_DEPTH} levels deep")
         if isinstance(raw, Answer):
             text, note = raw.text, raw.note
             if self.payload_model is not None and raw.payload is not None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,9 +10,11 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .quote import brief, measure
 from .registry import SystemInfo, get_system, systems
 
-__all__ = ["ScenarioBase", "ScenarioError", "LoadedScenario", "load_scenario", "scenario_json_schema", "format_validation_error"]
+__all__ = ["ScenarioBase", "ScenarioError", "LoadedScenario", "load_scenario", "scenario_json_schema", "format_validation_error",
+           "brief", "measure", "MAX_DEPTH", "MAX_VALUES"]
 
 
 class ScenarioBase(BaseModel):
@@ -29,13 +30,19 @@ class ScenarioBase(BaseModel):
     summary: str = Field(default="", description="one-paragraph pitch shown before play")
 
 
+#: problems one error message lists (the rest are counted)
+MAX_PROBLEMS = 12
+
+
 class ScenarioError(ValueError):
     """A scenario file that cannot be used. ``str()`` is one paragraph naming file, field and problem."""
 
     def __init__(self, path: str | Path, problems: list[tuple[str, str]]):
         self.path = str(path)
         self.problems = problems
-        parts = [f"field `{f}`: {p}" if f else p for f, p in problems]
+        parts = [f"field `{f}`: {p}" if f else p for f, p in problems[:MAX_PROBLEMS]]
+        if len(problems) > MAX_PROBLEMS:
+            parts.append(f"and {len(problems) - MAX_PROBLEMS} more problems")
         super().__init__(f"{self.path}: invalid scenario: " + "; ".join(parts) + ".")
 
 
@@ -62,16 +69,20 @@ def _loc(loc: tuple[Any, ...]) -> str:
     return out
 
 
+#: libyaml's safe loader where PyYAML was built with it (faster, and its parser does not recurse), else PyYAML's
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+#: the most values a scenario file may expand to (YAML aliases can make a small file huge), and the deepest nesting
+MAX_VALUES = 200_000
+MAX_DEPTH = 64
+
+
 def format_validation_error(e: ValidationError) -> list[tuple[str, str]]:
     problems = []
     for err in e.errors():
         loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
         msg = err["msg"]
         if err["type"] not in ("missing", "value_error", "assertion_error") and "input" in err:
-            shown = json.dumps(err["input"], ensure_ascii=False, default=str)
-            if len(shown) > 60:
-                shown = shown[:57] + "..."
-            msg = f"{msg} (got {shown})"
+            msg = f"{msg} (got {brief(err['input'])})"
         elif err["type"] == "value_error" and msg.startswith("Value error, "):
             msg = msg[len("Value error, ") :]
         problems.append((_loc(loc), msg))
@@ -85,7 +96,9 @@ def load_scenario(path: str | Path) -> LoadedScenario:
     except OSError as e:
         raise ScenarioError(p, [("", f"cannot read the file ({e.strerror or e})")]) from None
     try:
-        raw = yaml.safe_load(data.decode("utf-8"))
+        raw = yaml.load(data.decode("utf-8"), Loader=_LOADER)  # noqa: S506 (a safe loader)
+    except RecursionError:
+        raise ScenarioError(p, [("", f"the file nests too deeply to read; at most {MAX_DEPTH} levels")]) from None
     except UnicodeDecodeError as e:
         raise ScenarioError(p, [("", f"not UTF-8 text ({e.reason} at byte {e.start})")]) from None
     except yaml.YAMLError as e:
@@ -95,6 +108,12 @@ def load_scenario(path: str | Path) -> LoadedScenario:
         raise ScenarioError(p, [("", f"broken YAML{where}: {problem}")]) from None
     if not isinstance(raw, dict):
         raise ScenarioError(p, [("", "the file must be a YAML mapping (key: value) at the top level")])
+    values, depth = measure(raw)
+    if values > MAX_VALUES:
+        raise ScenarioError(p, [("", f"the file expands to more than {MAX_VALUES:,} values (YAML aliases repeating "
+                                     "a block?); a scenario is far smaller")])
+    if depth > MAX_DEPTH:
+        raise ScenarioError(p, [("", f"the file nests {depth} levels deep; at most {MAX_DEPTH}")])
     sys_id = raw.get("system")
     if not isinstance(sys_id, str):
         known = ", ".join(s.id for s in systems())

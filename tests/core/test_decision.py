@@ -95,3 +95,28 @@ def test_a_lazy_context_builds_each_key_once_on_first_read():
     assert plain(ctx) == {"round": 2, "chars": {"a": {"id": "a"}, "b": {"id": "b"}}, "costly": 9, "action": "major"}
     assert built.count("costly") == 1 and built.count("char a") == 1
     assert plain({"x": (1, LazyMap(["k"], lambda k: [k]))}) == {"x": (1, {"k": ["k"]})}
+
+
+def test_deep_or_huge_answers_are_refused_in_a_short_message():
+    """An answer nested 3,000 deep gave a RecursionError (an internal error for a human pasting JSON), and a refusal
+    repeated the whole answer (a 5 MB answer gave a 10 MB message)."""
+    from pydantic import BaseModel
+
+    from engine.core.decision import IllegalAnswer
+
+    class P(BaseModel):
+        text: str
+
+    deep: list = []
+    cur = deep
+    for _ in range(3000):
+        nxt: list = []
+        cur.append(nxt)
+        cur = nxt
+    for d in (Decision("a", "k", "p", "r", options=[Option("a", "A")]),
+              Decision("a", "k", "p", "r", options=[Option("a", "A")], pick=(0, 1)),
+              Decision("a", "k", "p", "r", payload_model=P)):
+        for raw in (deep, {"payload": deep}, {"choice": deep}, "z" * 5_000_000, ["z" * 5_000_000]):
+            with pytest.raises(IllegalAnswer) as e:
+                d.check(raw)
+            assert len(str(e.value)) < 1000

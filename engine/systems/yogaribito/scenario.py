@@ -18,6 +18,7 @@ from .arms import ENEMIES, ITEMS
 from .config import YogaribitoConfig
 from .creation import YogaribitoPCSheet, sheet_problems
 from .data import CLASSES
+from .state import POOL_STATS
 
 __all__ = [
     "YogaribitoScenario", "NPCData", "EnemyRef", "InfoData", "InfoTier", "SceneData", "EntryData", "SceneCheck",
@@ -25,6 +26,9 @@ __all__ = [
 ]
 
 ID = r"^[a-z][a-z0-9_]*$"
+#: the largest base value a scenario may give an enemy (the strongest enemy of the data has 15 命): larger values
+#: make fights that never end
+MAX_BASE = 99
 PHASES = ("opening", "middle", "climax", "ending")
 Ability = Literal["mind", "tech", "body"]
 #: §7.1 tag vocabulary (scenarios may add their own; these are the ones rules react to)
@@ -66,8 +70,19 @@ class EnemyRef(_M):
     id: str = Field(pattern=ID)
     enemy: str = Field(description="enemy data id (ghoul, cult_sorcerer, vampire_count)")
     name: str | None = None
-    base: dict[str, int] = Field(default_factory=dict, description="overrides of base values (mind, life, ...)")
+    base: dict[str, int] = Field(default_factory=dict, description="overrides of base values (mind, life, ...): "
+                                 f"{', '.join(POOL_STATS)}, each 0..{MAX_BASE}")
     awaken: bool | None = Field(None, description="GM designation: may this enemy awaken (default: the data's)")
+
+    @field_validator("base")
+    @classmethod
+    def _base(cls, v: dict[str, int]) -> dict[str, int]:
+        for k, n in v.items():
+            if k not in POOL_STATS:
+                raise ValueError(f"unknown value {k[:40]!r}; known: {', '.join(POOL_STATS)}")
+            if not 0 <= n <= MAX_BASE:
+                raise ValueError(f"{k} = {n} is out of range: 0..{MAX_BASE}")
+        return v
 
     @field_validator("enemy")
     @classmethod

@@ -1,0 +1,53 @@
+"""Scenario files that would make `trpg validate` or play run away are refused at once with one paragraph: a 7 KB YAML
+alias bomb (it took 123 s and 6.2 GB: the error message serialised the expanded input), a file nested hundreds of
+levels deep (a RecursionError), and error messages never echo a huge value whole."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from engine.core.scenario import MAX_DEPTH, ScenarioError, brief, load_scenario
+
+BOMB = """system: bloodberry
+id: bomb
+title: 爆弾
+a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
+h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
+i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
+scenes: [*i]
+"""
+
+
+def test_a_yaml_alias_bomb_is_refused_at_once(tmp_path):
+    p = tmp_path / "bomb.yaml"
+    p.write_text(BOMB, encoding="utf-8")
+    t0 = time.process_time()
+    with pytest.raises(ScenarioError) as e:
+        load_scenario(p)
+    assert time.process_time() - t0 < 5  # a guard against the runaway, not a speed test
+    assert "expands to more than" in str(e.value) and len(str(e.value)) < 300
+
+
+def test_deep_nesting_is_refused_without_a_recursion_error(tmp_path):
+    p = tmp_path / "deep.yaml"
+    p.write_text("system: bloodberry\nid: deep\ntitle: 深い\nscenes: " + "[" * 600 + "]" * 600 + "\n", encoding="utf-8")
+    with pytest.raises(ScenarioError) as e:
+        load_scenario(p)
+    assert f"at most {MAX_DEPTH}" in str(e.value)
+
+
+def test_errors_quote_a_huge_value_briefly(tmp_path):
+    p = tmp_path / "long.yaml"
+    p.write_text("system: bloodberry\nid: long\ntitle: 長い\nscenes: " + repr(["x" * 50] * 5000) + "\n", encoding="utf-8")
+    with pytest.raises(ScenarioError) as e:
+        load_scenario(p)
+    assert len(str(e.value)) < 5000
+    assert brief(list(range(10**6)), 40).endswith("...") and len(brief(list(range(10**6)), 40)) <= 40
