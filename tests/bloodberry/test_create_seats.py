@@ -24,5 +24,21 @@ def test_the_first_pc_keeps_its_seat_while_the_pcs_are_created():
     while not s.is_over and not any(k == "gm.approve_sheet" for _, k in asked) and table.steps < 400:
         table.step()
     creation = [(a, k) for a, k in asked if k.startswith("cc.")]
-    assert creation and {a for a, _ in creation} == {"pc1"}, sorted({a for a, _ in asked})
-    assert table.policy_for("pc2") == "scripted" and table.policy_for("pc1") == "human"
+    first, second = s.game.creating_ids[:2]
+    assert creation and {a for a, _ in creation} == {first}, sorted({a for a, _ in asked})
+    assert table.policy_for(second) == "scripted" and table.policy_for(first) == "human"
+
+
+def test_create_builds_the_scenarios_pcs_under_their_ids():
+    """`--create` on a scenario whose camps and scenes name its PCs: the PCs are built anew under those ids (the
+    created pc1..pcN ended salt_festival in `KeyError: 'nagisa'` at the flag map)."""
+    from agent.scripted import ScriptedAgent
+
+    sc = load_scenario("scenarios/bloodberry/salt_festival.yaml")
+    for seed in (1, 2):
+        s = Session(sc, seed, options={"create_pcs": True})
+        agent = ScriptedAgent()
+        while not s.is_over:
+            s.answer(agent.act(s.view()))
+        assert s.game.creating_ids == [p.id for p in sc.model.pcs]
+        assert set(s.outcome["pcs"]) == {p.id for p in sc.model.pcs}

@@ -78,7 +78,12 @@ def create_pcs(game: BloodberryGame) -> Gen:
     n = int(game.ctx.options.get("pc_count") or max(sc.creation.min_pcs, min(len(sc.pcs), sc.creation.max_pcs)))
     if not sc.creation.allowed:
         raise ValueError(f"scenario {sc.id} does not allow character creation")
-    ids = [f"pc{i}" for i in range(1, n + 1)]
+    # the scenario's PCs are built anew under their ids (its scenes, camps and relations name them: `--create`);
+    # a count of PCs of one's own (option pc_count) gets pc1..pcN
+    if "pc_count" not in game.ctx.options and len(sc.pcs) >= n:
+        ids = [p.id for p in sc.pcs[:n]]
+    else:
+        ids = [f"pc{i}" for i in range(1, n + 1)]
     game.creating_ids = list(ids)
     # step 1: profiles
     for i, pid in enumerate(ids, 1):
