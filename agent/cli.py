@@ -495,8 +495,39 @@ def cmd_resume(args: argparse.Namespace) -> int:
         return _resume(args, stack)
 
 
+def _logged_llm_seats(path: str) -> list[str]:
+    """The LLM seats a log's header names (``role=llm:<model>``), read before anything touches the file."""
+    try:
+        with open(path, "rb") as f:
+            head = json.loads(f.readline())
+    except (OSError, ValueError):
+        return []  # resume() says what is wrong with the file
+    seats = head.get("seats") if isinstance(head, dict) else None
+    if not isinstance(seats, dict):
+        return []
+    return [f"{who}={pol}" for who, pol in seats.items() if isinstance(pol, str) and is_llm_policy(pol)]
+
+
+def _confirm_llm_seats(args: argparse.Namespace) -> None:
+    """A log's header decides its seats, and anyone can write a header: seating a paid model the user did not name
+    here is asked first (``--yes`` agrees beforehand; without a terminal to ask on, it is refused)."""
+    llm = _logged_llm_seats(args.log)
+    if not llm or args.yes:
+        return
+    what = ", ".join(llm)
+    where = args.llm_base_url or ("a local server" if getattr(args, "llm", None) == "local" else
+                                  os.environ.get("OPENAI_BASE_URL") or "the OpenAI API")
+    if not sys.stdin.isatty():
+        raise CLIError(f"{args.log} seats language models ({what}) that would be called at {where} with your key; "
+                       "pass --yes to resume with them")
+    answer = input(f"{args.log} seats language models ({what}); call them at {where}? [y/N] ").strip().lower()
+    if answer not in ("y", "yes", "はい"):
+        raise CLIError("not resumed: the log's LLM seats were not confirmed")
+
+
 def _resume(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     console = _out()
+    _confirm_llm_seats(args)
     session = resume(args.log)
     if session.is_over:
         print(f"{args.log}: the session had already ended; its last events were restored")
@@ -820,6 +851,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("resume", help="carry on an interrupted session from its log")
     s.add_argument("log", metavar="LOG")
     s.add_argument("--quiet", action="store_true")
+    s.add_argument("--yes", action="store_true", help="seat the language models the log names without asking")
     _llm_flags(s)
     s.set_defaults(func=cmd_resume)
 

@@ -373,7 +373,13 @@ def test_cli_play_with_llm_seats_and_resume(fake_server, scenario_path, tmp_path
     cut = next(i for i, line in enumerate(lines) if b'"type":"answer"' in line and i > len(lines) // 2)
     log.write_bytes(b"\n".join(lines[:cut]) + b"\n" + lines[cut][:20])
     before = len(fake_server.requests())
+    # the header's LLM seats are not seated without the user's word (anyone can write a header)
+    saved = log.read_bytes()
     code = main(["resume", str(log), "--quiet", *flags])
+    err = capsys.readouterr().err
+    assert code == 2 and "pass --yes to resume with them" in err and "llm:other-model" in err
+    assert len(fake_server.requests()) == before and log.read_bytes() == saved  # nothing called, nothing touched
+    code = main(["resume", str(log), "--quiet", "--yes", *flags])
     assert code == 0, capsys.readouterr().err
     assert len(fake_server.requests()) > before
     assert verify(log).outcome is not None
