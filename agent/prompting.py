@@ -244,6 +244,12 @@ def _cut(text: str, limit: int = _LINE_MAX) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _quoted(text: str, limit: int = _LINE_MAX) -> str:
+    """Words a seat wrote (speech, a declaration), as one JSON string: its quotes and brackets escaped, on one line,
+    so that nothing inside it can close the quote and pass for a transcript line (``[state] ...``)."""
+    return json.dumps(_cut(text, limit), ensure_ascii=False)
+
+
 def _answer_summary(ev: AnswerEvent) -> str:
     if ev.label:
         return ev.label
@@ -261,14 +267,14 @@ def _line(ev: BaseModel, actor: str, names: Mapping[str, str], w: Mapping[str, s
         return "GM" if who == "gm" else names.get(who, who)
 
     if isinstance(ev, NarrationEvent):
-        if ev.source in ("player", "declare"):
-            return f"{name(ev.actor)}（{w['declare']}）: {_cut(ev.text)}"
+        if ev.source in ("player", "declare"):  # a seat's own words: quoted so they cannot pass for the transcript
+            return f"{name(ev.actor)}（{w['declare']}）: {_quoted(ev.text)}"
         if ev.to is not None and actor != "gm":
             return f"{name(ev.actor)}（{w['whisper']}）: {_cut(ev.text)}"
         return f"{name(ev.actor)}: {_cut(ev.text)}"
     if isinstance(ev, AnswerEvent):
         spoken = ev.answer.get("text")
-        said = f"「{_cut(spoken, 300)}」" if isinstance(spoken, str) and spoken else ""
+        said = _quoted(spoken, 300) if isinstance(spoken, str) and spoken else ""
         if not (set(ev.answer) - {"text"}):  # only what was said aloud reached this seat
             return f"{name(ev.actor)} {w['said']}: {said}" if said else None
         who = w["you"] if ev.actor == actor else name(ev.actor)

@@ -69,8 +69,30 @@ def _loc(loc: tuple[Any, ...]) -> str:
     return out
 
 
-#: libyaml's safe loader where PyYAML was built with it (faster, and its parser does not recurse), else PyYAML's
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """libyaml's safe loader where PyYAML was built with it (faster, and its parser does not recurse), else PyYAML's;
+    a key given twice in one mapping is an error, not silently the last one."""
+
+
+def _mapping_without_duplicates(loader: Any, node: Any, deep: bool = False) -> Any:
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            continue
+        key = loader.construct_object(key_node, deep=True)
+        try:
+            first = seen.get(key)
+        except TypeError:  # an unhashable key: the constructor refuses it itself
+            continue
+        if first is not None:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"the key {brief(key)} is given twice (first at line {first + 1})", key_node.start_mark)
+        seen[key] = key_node.start_mark.line
+    return loader.construct_mapping(node, deep)
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
+_LOADER: Any = _Loader
 #: the most values a scenario file may expand to (YAML aliases can make a small file huge), and the deepest nesting
 MAX_VALUES = 200_000
 MAX_DEPTH = 64
@@ -87,6 +109,34 @@ def format_validation_error(e: ValidationError) -> list[tuple[str, str]]:
             msg = msg[len("Value error, ") :]
         problems.append((_loc(loc), msg))
     return problems
+
+
+def duplicate_id(model: BaseModel, path: str = "") -> tuple[str, str] | None:
+    """The first entry of a list of records (anything with an ``id``) that repeats an id of an earlier entry of the
+    same list, as (field path, id): two scene actions, places, flags, scenes or info entries with one id would give
+    a decision two options with one id, and the second could never be chosen."""
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        items: list[tuple[str, Any]] = []
+        if isinstance(value, list):
+            items = [(f"{path}{name}[{i}]", x) for i, x in enumerate(value)]
+        elif isinstance(value, dict):
+            items = [(f"{path}{name}.{k}", x) for k, x in value.items()]
+        elif isinstance(value, BaseModel):
+            items = [(f"{path}{name}", value)]
+        seen: set[str] = set()
+        for where, x in items:
+            if not isinstance(x, BaseModel):
+                continue
+            xid = getattr(x, "id", None)
+            if isinstance(value, list) and isinstance(xid, str):
+                if xid in seen:
+                    return f"{where}.id", xid
+                seen.add(xid)
+            found = duplicate_id(x, f"{where}.")
+            if found is not None:
+                return found
+    return None
 
 
 def load_scenario(path: str | Path) -> LoadedScenario:
@@ -126,6 +176,9 @@ def load_scenario(path: str | Path) -> LoadedScenario:
         model = info.scenario_model.model_validate(raw)
     except ValidationError as e:
         raise ScenarioError(p, format_validation_error(e)) from None
+    dup = duplicate_id(model)
+    if dup is not None:
+        raise ScenarioError(p, [(dup[0], f"the id {brief(dup[1])} is used twice in this list")])
     return LoadedScenario(p, info, model, hashlib.sha256(data).hexdigest(), raw)
 
 

@@ -5,6 +5,7 @@ levels deep (a RecursionError), and error messages never echo a huge value whole
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
@@ -51,3 +52,27 @@ def test_errors_quote_a_huge_value_briefly(tmp_path):
         load_scenario(p)
     assert len(str(e.value)) < 5000
     assert brief(list(range(10**6)), 40).endswith("...") and len(brief(list(range(10**6)), 40)) <= 40
+
+
+def test_a_key_given_twice_is_an_error_not_the_last_one(tmp_path):
+    p = tmp_path / "dup.yaml"
+    p.write_text("system: bloodberry\nid: dup\ntitle: 一\ntitle: 二\n", encoding="utf-8")
+    with pytest.raises(ScenarioError) as e:
+        load_scenario(p)
+    assert "line 4" in str(e.value) and "given twice" in str(e.value) and "line 3" in str(e.value)
+
+
+def test_two_records_with_one_id_are_refused(tmp_path):
+    """Two scene actions (or places, flags, info entries) with one id passed validation, and the engine offered two
+    options with one id: the second could never be chosen."""
+    import yaml as _yaml
+
+    sample = Path(__file__).resolve().parents[2] / "scenarios" / "bloodberry" / "inoiri_dolls.yaml"
+    raw = _yaml.safe_load(sample.read_text(encoding="utf-8"))
+    scene = next(i for i, s in enumerate(raw["scenes"]) if s.get("actions"))
+    raw["scenes"][scene]["actions"].append(dict(raw["scenes"][scene]["actions"][0]))
+    p = tmp_path / "dup_action.yaml"
+    p.write_text(_yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
+    with pytest.raises(ScenarioError) as e:
+        load_scenario(p)
+    assert f"scenes[{scene}].actions[" in str(e.value) and "used twice" in str(e.value)
