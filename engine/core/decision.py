@@ -459,15 +459,15 @@ class Decision:
         if self.options is None:
             raise IllegalAnswer(self, "this decision has neither options nor a payload")
         if self.pick is None:
-            if not isinstance(raw, str):
+            if type(raw) is not str:  # a str subclass could compare equal to any id
                 raise IllegalAnswer(self, f"expected one option id, got {_brief(raw)}")
             if raw not in self.option_ids:
                 why = (self.refused or {}).get(raw)
                 raise IllegalAnswer(self, f"{_brief(raw)} is not legal now ({why})" if why else f"{_brief(raw)} is not a legal option")
             return Answer(choice=raw, text=text, note=self._check_note(note, raw))
-        if isinstance(raw, str):
+        if type(raw) is str:
             raw = [raw] if raw else []
-        if not isinstance(raw, (list, tuple)) or not all(isinstance(x, str) for x in raw):
+        if not isinstance(raw, (list, tuple)) or not all(type(x) is str for x in raw):
             raise IllegalAnswer(self, f"expected a list of option ids, got {_brief(raw)}")
         lo, hi = self.pick
         if len(set(raw)) != len(raw):
@@ -507,18 +507,27 @@ class Decision:
         return note
 
     def _check_payload(self, raw: Any) -> BaseModel:
-        assert self.payload_model is not None
-        if isinstance(raw, self.payload_model):
-            value = raw
-        else:
-            try:
-                if isinstance(raw, (str, bytes)):
-                    value = self.payload_model.model_validate_json(raw)
-                else:
-                    value = self.payload_model.model_validate(raw)
-            except ValidationError as e:
-                problems = "; ".join(f"{'.'.join(str(p) for p in err['loc']) or 'payload'}: {err['msg']}" for err in e.errors())
-                raise IllegalAnswer(self, problems) from None
+        """The payload validated strictly, as JSON (``"1"``, ``1.0`` or ``true`` for a whole number are refused, not
+        coerced), with no field the model does not have; an instance of the model is validated again (one made with
+        ``model_construct`` skipped its checks)."""
+        model = self.payload_model
+        assert model is not None
+        if isinstance(raw, BaseModel):
+            raw = raw.model_dump(mode="json")
+        if isinstance(raw, Mapping):
+            extra = [k for k in raw if k not in model.model_fields]
+            if extra:
+                raise IllegalAnswer(self, f"{model.__name__} has no field {_brief(extra[0])} (fields: "
+                                          f"{', '.join(model.model_fields)})")
+        try:
+            text = raw if isinstance(raw, (str, bytes)) else json.dumps(raw, ensure_ascii=False)
+        except (TypeError, ValueError):
+            raise IllegalAnswer(self, f"the payload is not JSON data: {_brief(raw)}") from None
+        try:
+            value = model.model_validate_json(text, strict=True)
+        except ValidationError as e:
+            problems = "; ".join(f"{'.'.join(str(p) for p in err['loc']) or 'payload'}: {err['msg']}" for err in e.errors()[:5])
+            raise IllegalAnswer(self, problems) from None
         if self.payload_check is not None:
             problem = self.payload_check(value)
             if problem:

@@ -120,3 +120,34 @@ def test_deep_or_huge_answers_are_refused_in_a_short_message():
             with pytest.raises(IllegalAnswer) as e:
                 d.check(raw)
             assert len(str(e.value)) < 1000
+
+
+def test_the_checked_door_lets_nothing_through_it_should_not():
+    """#13 item 7: a payload built with model_construct skipped validation; extra fields were dropped silently and
+    "1", 1.0 or True became 1; a str subclass that equals everything passed as an option id."""
+    from pydantic import BaseModel, Field
+
+    from engine.core.decision import IllegalAnswer
+
+    class Bid(BaseModel):
+        amount: int = Field(ge=1, le=6)
+
+    d = Decision("a", "k", "p", "r", payload_model=Bid)
+    assert d.check({"payload": {"amount": 3}}).payload.amount == 3
+    for bad in ({"amount": "3"}, {"amount": 3.0}, {"amount": True}, {"amount": 3, "bonus": 9},
+                Bid.model_construct(amount=99)):
+        with pytest.raises(IllegalAnswer):
+            d.check({"payload": bad} if isinstance(bad, dict) else bad)
+
+    class Everything(str):
+        def __eq__(self, other):
+            return True
+
+        __hash__ = str.__hash__
+
+    opts = Decision("a", "k", "p", "r", options=[Option("x", "X")])
+    many = Decision("a", "k", "p", "r", options=[Option("x", "X")], pick=(0, 1))
+    with pytest.raises(IllegalAnswer):
+        opts.check(Everything("nope"))
+    with pytest.raises(IllegalAnswer):
+        many.check([Everything("nope")])
