@@ -306,15 +306,17 @@ def read_log(path: str | os.PathLike[str]) -> tuple[list[Any], bool]:
         raise LogReadError(f"{p}: not UTF-8 text at byte {e.start}") from None
     lines = text.split("\n")
     lines.pop()  # the empty piece after the last newline
+    if not lines and raw:
+        raise LogReadError(f"{p}: the log holds only a partial first line (the session stopped while writing its "
+                           "header); nothing can be replayed or resumed: start the session again")
     events: list[Any] = []
     for i, line in enumerate(lines, 1):
         try:
             events.append(EVENT_ADAPTER.validate_json(line))
         except Exception as e:  # pydantic ValidationError or JSON error
-            if i == len(lines):
-                truncated = True
-                break
-            raise LogReadError(f"{p}, line {i}: not a valid event ({str(e).splitlines()[0]})") from None
+            # a line cut by a crash has no newline (it is left out above): a whole line that is no event was changed
+            why = " ".join(str(e).splitlines()[:1]).replace("\r", " ")[:200]
+            raise LogReadError(f"{p}, line {i}: not a valid event ({why})") from None
     if not events or not isinstance(events[0], HeaderEvent):
         raise LogReadError(f"{p}: line 1 is not a session header")
     return events, truncated

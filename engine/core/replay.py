@@ -287,6 +287,8 @@ def resume(path: str | os.PathLike[str]) -> Session:
     _check_compatible(p)
     logged, _ = read_log(p)
     if isinstance(logged[-1], EndEvent):
+        # the end must be the session's own: a log whose end was written by hand is not a finished session
+        _replay(p, for_resume=False)
         raise ReplayError(f"{p}: this session is finished (the log ends with its outcome {brief_outcome(logged[-1].outcome, 80)}); nothing to resume; "
             f"replay it with `trpg replay {p}`")
     r = _replay(p, for_resume=True)

@@ -279,3 +279,30 @@ def test_a_log_of_the_previous_version_is_refused_naming_both_versions(tmp_path)
             fn(log)
         msg = str(e.value)
         assert "0.1.0" in msg and info.version in msg and "format 1" in msg and "\n" not in msg
+
+
+def test_damaged_logs_are_refused_not_silently_mended(toy_path, tmp_path):
+    """#13 item 8: resume dropped a whole garbage last line without a word, took a forged `end` for a finished
+    session, and called a header cut before its newline "not a session header"."""
+    log = tmp_path / "a.jsonl"
+    play(toy_path, log)
+    full = log.read_bytes()
+    lines = full.split(b"\n")
+    # a whole line that is no event (it ends with its newline): an error naming the line, not a crash's cut
+    bad = tmp_path / "garbage.jsonl"
+    bad.write_bytes(b"\n".join(lines[:10]) + b"\n{not an event}\n")
+    with pytest.raises(Exception) as e:
+        resume(bad)
+    assert "line 11: not a valid event" in str(e.value)
+    # an `end` appended by hand to an unfinished log: refused by the replay, not taken as the outcome
+    forged = tmp_path / "forged.jsonl"
+    forged.write_bytes(b"\n".join(lines[:10]) + b'\n{"type":"end","outcome":{"winner":"pcs"}}\n')
+    with pytest.raises(ReplayError) as e:
+        resume(forged)
+    assert "finished" not in str(e.value)
+    # a header cut before its newline
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(lines[0][:40])
+    with pytest.raises(Exception) as e:
+        resume(cut)
+    assert "partial first line" in str(e.value)
