@@ -388,6 +388,8 @@ class _Exchange:
             pt = approx_tokens(prompt_text)
         if ct is None:
             ct = approx_tokens(reply.text) if reply is not None else 0
+        # the latency is the agent's own number (its summary's median), never the log's: a log has no clock, so
+        # a resumed or replayed LLM session is byte for byte the uninterrupted one
         latency = round(float(reply.latency_s), 4) if reply is not None else 0.0
         a.calls += 1
         if reply is not None:  # the medians describe answered calls
@@ -408,7 +410,6 @@ class _Exchange:
             "reply": reply.text if reply is not None else None,
             "parsed": parsed,
             "tokens": tokens,
-            "latency_s": latency,
             "retries": reply.retries if reply is not None else retries,
             "reask_index": self.index,
             "error": error,

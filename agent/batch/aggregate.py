@@ -340,8 +340,6 @@ class Aggregator:
             res_time[key] = [{"scene": sc, "n": int(per[sc][0]), "mean": _r(per[sc][1] / per[sc][0])}
                              for sc in scene_order if sc in per and per[sc][0]]
         llm: dict[str, Any] = dict(sorted(self.llm.items()))
-        if "latency_us" in llm:
-            llm["latency_s"] = _r(llm.pop("latency_us") / 1e6)
         if self.llm_agents:
             llm.update(llm_accounting(self.llm, self.dec_sum, self.llm_agents))
         rep: dict[str, Any] = {

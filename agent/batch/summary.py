@@ -101,7 +101,7 @@ def summarize(session: Any, *, stall: str | None = None, table: Any = None) -> d
     first_old: dict[str, Any] = {}
     current: dict[str, Any] = {}
     at_scene: list[tuple[str, dict[str, Any]]] = []
-    llm = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "latency_us": 0, "reasks": 0, "errors": 0,
+    llm = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "reasks": 0, "errors": 0,
            "fallbacks": 0}
 
     frozen: dict[str, Any] | None = None  # values when hooks.end_before_phase began
@@ -168,7 +168,6 @@ def summarize(session: Any, *, stall: str | None = None, table: Any = None) -> d
             llm["calls"] += 1
             llm["prompt_tokens"] += int(tok.get("prompt") or 0)
             llm["completion_tokens"] += int(tok.get("completion") or 0)
-            llm["latency_us"] += int(round(float(d.get("latency_s") or 0.0) * 1e6))
             llm["reasks"] += int((d.get("reask_index") or 0) > 0)
             llm["errors"] += int(bool(d.get("error")))
         elif cls is EndEvent:
