@@ -477,7 +477,8 @@ def fm_step3(d: Decision, s: Session) -> Any:
     for oid in d.option_ids:
         if oid.startswith("move:") and available.get(oid.split(":", 1)[1]):
             return oid
-    return "draw"
+    # draw (the default); with no card left to draw, move to the first established place
+    return _pick(d, "draw")
 
 
 def fm_gate_roller(d: Decision, s: Session) -> Any:

@@ -51,3 +51,23 @@ def test_a_flag_whose_prerequisites_are_not_raised_is_not_available():
     assert not fm._available(fid)
     fm.raised = list(fm.raised) + list(flag.requires)
     assert fm._available(fid)
+
+
+def test_a_flag_map_that_never_ends_runs_out_of_cards_without_crashing(tmp_path):
+    """Every card in a hand or on the map and none left to draw (G8 reshuffles only the discard pile): the camp
+    moves or passes; all-scripted camps on a flag map whose end flag is out of reach ended in `RuntimeError: no card
+    left in the deck or the discard pile`."""
+    import yaml
+
+    from engine.systems.bloodberry.coverage import _endless_flag_map
+
+    raw = yaml.safe_load((ROOT / "scenarios" / "bloodberry" / "salt_festival.yaml").read_text(encoding="utf-8"))
+    _endless_flag_map(raw)
+    p = tmp_path / "endless.yaml"
+    p.write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
+    for seed in range(3):
+        s = Session(load_scenario(p), seed)
+        agent = ScriptedAgent()
+        while not s.is_over:
+            s.answer(agent.act(s.view()))
+        assert s.outcome is not None

@@ -178,6 +178,11 @@ class Shoe:
         self.discard: list[Card] = []
         self.reshuffles = 0
 
+    @property
+    def can_draw(self) -> bool:
+        """Whether a card is left to draw (in the deck, or in the discard pile to reshuffle)."""
+        return bool(self.deck or self.discard)
+
     def draw(self) -> Card:
         if not self.deck:
             if not self.discard:

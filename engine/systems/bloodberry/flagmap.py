@@ -290,7 +290,12 @@ class FlagMap:
         g = self.g
         assert self.shoe is not None
         pairs = [(f"move:{pid}", f"{self.places[pid].name} へ移動する") for pid in cs.established]
-        pairs.append(("draw", "山札から一枚引く"))
+        if self.shoe.can_draw:
+            pairs.append(("draw", "山札から一枚引く"))
+        elif not pairs:
+            # every card is in a hand or on the map (two decks, HOUSE G8: no reshuffle is possible): nothing to do
+            g.ctx.info("no_card", f"{self._camp_name(cs)}: 山札にも捨て札にもカードがない", camp=cs.id)
+            return None
         ch = yield from g.choose(
             self._decider(cs), "fm.step3", f"{self._camp_name(cs)}: 移動するか、カードを引くか (20分)", "§7.6 [3]", pairs,
             context={"camp": cs.id, "flags_here": {pid: self.places[pid].flag for pid in cs.established},
