@@ -70,8 +70,9 @@ def test_members_answers_are_held_and_sealed_until_the_reveal(seat_path):
     assert len(sealed) == 1 and sealed[0].sealed and sealed[0].to == ["aoi"]
     for other in ("beni", GM):
         text = seen_text(s, other)
+        # the card id appears only where the GM sees aoi's whole hand (its observation), never as a bid
         assert "a1" not in text.replace('"a1": "赤い糸"', ""), f"{other} sees aoi's bid"
-        assert HANDS["aoi"]["a1"] in (text if other == GM else HANDS["aoi"]["a1"])  # the GM still sees the hand
+    assert HANDS["aoi"]["a1"] in seen_text(s, GM)  # the GM still sees the hand, whole
     # the game state has not moved: aoi's hand is whole until the reveal
     assert s.snapshot()["hands"]["aoi"] == HANDS["aoi"]
     assert [d.actor for d in s.pending_all()] == ["beni", "gm"]

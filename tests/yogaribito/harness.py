@@ -54,11 +54,9 @@ class FakeCtx:
 
     def check(self, check: str, rule: str, data: dict[str, Any], *, label: str | None = None, rolls: Any = (),
               result: str = "", to: Any = None) -> str:
-        """As ``GameContext.check``: the check's data (its typed rolls kept under ``rolls_typed``), an id back."""
+        """As ``GameContext.check``: the check's data is kept, its id given back."""
         self.checks = getattr(self, "checks", 0) + 1
         self.events.append(("check", check, data))
-        self.typed = getattr(self, "typed", [])
-        self.typed.append({"id": f"k{self.checks}", "label": label, "rolls": list(rolls), "result": result})
         return f"k{self.checks}"
 
     def info(self, topic: str, text: str, *, to: Any = None, **data: Any) -> None:
