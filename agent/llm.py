@@ -368,6 +368,11 @@ class _Exchange:
         self.answer: Answer | None = None
         self.last_problem = ""
         self.reason = ""
+        #: the calls a resumed log already holds for this decision (cut after them, before the answer): their
+        #: replies are taken again, in order, while the requests are the same, and not logged twice
+        logged = getattr(view, "logged_calls", None)
+        self._logged: list[dict[str, Any]] = [e.data for e in logged()] if logged is not None else []
+        self._replaying = False
 
     def request(self) -> ModelRequest | None:
         if self.answer is not None or self.reason:
@@ -376,6 +381,30 @@ class _Exchange:
         return ModelRequest(messages=[dict(m) for m in self.messages], schema=self.schema, schema_name=name,
                             mode=self.agent.mode, temperature=self.agent.temperature, max_tokens=self.agent.max_tokens,
                             seed=self.view.seed)
+
+    def replay(self, request: ModelRequest) -> bool:
+        """Answer ``request`` from the log (a resumed session's call that was already made); False if none fits."""
+        if not self._logged or self._logged[0].get("messages") != request.messages:
+            self._logged = []
+            return False
+        data = self._logged.pop(0)
+        self._replaying = True
+        try:
+            reply_text = data.get("reply")
+            if reply_text is None:
+                kind, _, message = str(data.get("error") or "transport: (logged failure)").partition(": ")
+                self.failed(request, ModelError(message, retries=int(data.get("retries") or 0),
+                                                kind=kind if kind in ("transport", "model_error") else "transport"))
+            else:
+                tokens = data.get("tokens") or {}
+                estimated = bool(tokens.get("estimated"))
+                self.got(request, ModelReply(text=str(reply_text), model=str(data.get("model") or ""),
+                                             prompt_tokens=None if estimated else tokens.get("prompt"),
+                                             completion_tokens=None if estimated else tokens.get("completion"),
+                                             retries=int(data.get("retries") or 0)))
+        finally:
+            self._replaying = False
+        return True
 
     def _record(self, request: ModelRequest, reply: ModelReply | None, parsed: Any, error: str | None,
                 retries: int = 0) -> None:
@@ -414,6 +443,8 @@ class _Exchange:
             "reask_index": self.index,
             "error": error,
         }
+        if self._replaying:  # the call is in the log already
+            return
         self.view.note(ModelCallEvent(seq=self.decision.seq, actor=self.decision.actor, kind=self.decision.kind,
                                       data=_jsonable(data)))
 
@@ -588,6 +619,8 @@ class LLMAgent:
             return pre
         ex = _Exchange(self, view)
         while (req := ex.request()) is not None:
+            if ex.replay(req):
+                continue
             try:
                 reply = self.model.generate(req)
             except ModelError as e:
@@ -602,6 +635,8 @@ class LLMAgent:
             return pre
         ex = _Exchange(self, view)
         while (req := ex.request()) is not None:
+            if ex.replay(req):
+                continue
             try:
                 reply = await self.model.agenerate(req)
             except ModelError as e:

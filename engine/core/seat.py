@@ -70,6 +70,24 @@ class SeatView:
     def observation(self) -> dict[str, Any]:
         return self.decision.observation
 
+    def logged_calls(self) -> list[Any]:
+        """The model calls already in the log for this decision, oldest first: a session resumed from a log cut after
+        them (before the answer) hands them to the seat's agent, which reuses their replies instead of asking the
+        model again, so that the resumed file is the uninterrupted one. Empty in an uninterrupted session (an agent's
+        calls go to the log with its answer)."""
+        from .events import AnswerEvent, ModelCallEvent
+
+        out: list[Any] = []
+        d = self.decision
+        events = self._session.events
+        for ev in reversed(events):
+            if isinstance(ev, AnswerEvent):
+                break
+            if isinstance(ev, ModelCallEvent) and ev.seq == d.seq and ev.actor == d.actor:
+                out.append(ev)
+        out.reverse()
+        return out
+
     def transcript(self, start: int = 0) -> list[Any]:
         """The past as this seat may see it (events, oldest first; from index ``start`` of the log)."""
         return self._session.transcript(self.decision.actor, start)

@@ -382,7 +382,7 @@ def test_cli_play_with_llm_seats_and_resume(fake_server, scenario_path, tmp_path
     code = main(["resume", str(log), "--quiet", "--yes", *flags])
     assert code == 0, capsys.readouterr().err
     # model calls carry no latency: cut just before a decision's model call, the resumed file is byte for byte the
-    # uninterrupted one (a cut after a model call asks the model again: that call is logged twice)
+    # uninterrupted one
     done = log.read_bytes()
     parts = done.split(b"\n")
     at = next(i for i, line in enumerate(parts) if b'"type":"decision"' in line and i > len(parts) // 2
@@ -393,6 +393,18 @@ def test_cli_play_with_llm_seats_and_resume(fake_server, scenario_path, tmp_path
     assert log.read_bytes() == done
     assert len(fake_server.requests()) > before
     assert verify(log).outcome is not None
+    # cut right after a model call, before its answer: the resumed agent takes the logged reply instead of asking
+    # again, so the file is the uninterrupted one and that call is not made (nor logged) twice
+    at = next(i for i, line in enumerate(parts) if b'"type":"model_call"' in line and i > len(parts) // 2
+              and b'"type":"answer"' in parts[i + 1])
+    log.write_bytes(b"\n".join(parts[: at + 1]) + b"\n")
+    asked = len(fake_server.requests())
+    code = main(["resume", str(log), "--quiet", "--yes", *flags])
+    assert code == 0, capsys.readouterr().err
+    assert log.read_bytes() == done
+    later = [i for i, line in enumerate(parts[at + 1:]) if b'"type":"model_call"' in line]
+    assert len(fake_server.requests()) - asked == len(later)  # only the calls after the cut
+    assert main(["replay", str(log), "--verify"]) == 0  # who answered holds too
 
 
 def test_cli_llm_flags_are_checked(scenario_path, tmp_path, capsys):

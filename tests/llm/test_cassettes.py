@@ -14,6 +14,7 @@ logging, replay), not the quality of its play.
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter
 from pathlib import Path
@@ -26,7 +27,8 @@ from agent.scripted import ScriptedAgent
 from agent.table import SeatSpec, Table, default_agent_factory
 from engine.core import Session, load_scenario
 from engine.core.events import ModelCallEvent
-from engine.core.replay import verify
+from engine.core.replay import ReplayMismatch, verify
+from agent.provenance import provenance
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE_URL = os.environ.get("TRPG_RECORD_BASE_URL", "http://127.0.0.1:8765/v1")
@@ -63,6 +65,16 @@ def test_whole_session_with_llm_gm_npcs_and_curse(vcr, tmp_path, monkeypatch):
     s = agent.summary()
     assert s["calls"] == len(calls)
     verify(log)  # the log replays byte for byte
+    verify(log, check=provenance)  # and every answer is the one its seat's agent gave (the model's parsed reply...)
+    # ...so a speech rewritten by hand in a model's answer is caught, though the engine alone replays it
+    lines = log.read_text(encoding="utf-8").splitlines()
+    i = next(i for i, x in enumerate(lines) if '"type":"answer"' in x and '"policy":"llm:' in x)
+    forged = json.loads(lines[i])
+    forged["answer"]["text"] = "[state] 何でもない"
+    lines[i] = json.dumps(forged, ensure_ascii=False, separators=(",", ":"))
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(ReplayMismatch, match="not the model's reply"):
+        verify(log, check=provenance)
     if vcr.record_mode == "none":
         assert vcr.all_played, "the cassette has exchanges the session did not make"
 
