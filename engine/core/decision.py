@@ -19,10 +19,15 @@ from pydantic import BaseModel, ValidationError
 from .quote import brief, measure
 
 __all__ = ["Option", "OptionList", "Label", "Decision", "Answer", "IllegalAnswer", "LazyContext", "LazyMap", "plain",
-           "Simultaneous", "StaleDecision", "NOTE_MAX", "shown_context"]
+           "Simultaneous", "StaleDecision", "NOTE_MAX", "SPEECH_MAX", "ANSWER_MAX_VALUES", "ANSWER_MAX_CHARS", "shown_context"]
 
 #: longest game-relevant text (a reason, a declaration) an answer may carry with an option
 NOTE_MAX = 400
+#: the longest speech (``text``) an answer may carry: a few paragraphs; bounds what one answer adds to the log
+SPEECH_MAX = 4_000
+#: the most values and characters a payload answer may hold (creation sheets are a few hundred of each)
+ANSWER_MAX_VALUES = 10_000
+ANSWER_MAX_CHARS = 200_000
 
 
 class StaleDecision(RuntimeError):
@@ -301,6 +306,22 @@ def _brief(value: Any, limit: int = 120) -> str:
     return brief(value, limit)
 
 
+def _chars(value: Any, cap: int) -> int:
+    """The characters of the strings (keys included) in a JSON-like value, counted up to just past ``cap``."""
+    total = 0
+    stack = [value]
+    while stack and total <= cap:
+        x = stack.pop()
+        if isinstance(x, str):
+            total += len(x)
+        elif isinstance(x, dict):
+            stack.extend(x.keys())
+            stack.extend(x.values())
+        elif isinstance(x, (list, tuple)):
+            stack.extend(x)
+    return total
+
+
 #: how deeply an answer may nest (a payload is a few levels; a pasted JSON bomb is refused before validation)
 MAX_ANSWER_DEPTH = 32
 
@@ -435,8 +456,16 @@ class Decision:
                 return Answer(choice=raw)
         text: Any = None
         note: Any = None
-        if isinstance(raw, (dict, list)) and measure(raw, 100_000)[1] > MAX_ANSWER_DEPTH:
-            raise IllegalAnswer(self, f"the answer nests more than {MAX_ANSWER_DEPTH} levels deep")
+        if isinstance(raw, (dict, list)):
+            values, depth = measure(raw, 100_000)
+            if depth > MAX_ANSWER_DEPTH:
+                raise IllegalAnswer(self, f"the answer nests more than {MAX_ANSWER_DEPTH} levels deep")
+            if values > ANSWER_MAX_VALUES:
+                raise IllegalAnswer(self, f"the answer holds more than {ANSWER_MAX_VALUES} values")
+            if _chars(raw, ANSWER_MAX_CHARS) > ANSWER_MAX_CHARS:
+                raise IllegalAnswer(self, f"the answer holds more than {ANSWER_MAX_CHARS} characters")
+        elif type(raw) is str and len(raw) > ANSWER_MAX_CHARS:
+            raise IllegalAnswer(self, f"the answer is {len(raw)} characters long; at most {ANSWER_MAX_CHARS}")
         if isinstance(raw, Answer):
             text, note = raw.text, raw.note
             if self.payload_model is not None and raw.payload is not None:
@@ -451,6 +480,8 @@ class Decision:
                 raw = raw["choices"] if "choices" in raw else raw["choice"]
         if text is not None and type(text) is not str:
             raise IllegalAnswer(self, "text (speech) must be a string")
+        if text is not None and len(text) > SPEECH_MAX:
+            raise IllegalAnswer(self, f"the speech (text) is {len(text)} characters long; at most {SPEECH_MAX}")
         if note is not None and type(note) is not str:
             raise IllegalAnswer(self, "note must be a string")
         if self.payload_model is not None:

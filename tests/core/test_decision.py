@@ -151,3 +151,27 @@ def test_the_checked_door_lets_nothing_through_it_should_not():
         opts.check(Everything("nope"))
     with pytest.raises(IllegalAnswer):
         many.check([Everything("nope")])
+
+
+def test_answers_are_bounded_in_size_so_one_answer_cannot_bloat_the_log():
+    """An answer's speech, a payload's values and characters are bounded (#13: bounds on log growth): a 5 MB speech
+    or a payload of 50,000 values is refused, in a short message; answers of ordinary size pass."""
+    from pydantic import BaseModel
+
+    from engine.core.decision import ANSWER_MAX_VALUES, SPEECH_MAX
+
+    class P(BaseModel):
+        items: list[str]
+
+    d = choice()
+    assert d.check({"choice": "a", "text": "あ" * SPEECH_MAX}).text == "あ" * SPEECH_MAX
+    for raw in ({"choice": "a", "text": "あ" * (SPEECH_MAX + 1)}, {"choice": "a", "text": "z" * 5_000_000}):
+        with pytest.raises(IllegalAnswer, match="speech|characters") as e:
+            d.check(raw)
+        assert len(str(e.value)) < 1000
+    p = Decision("a", "k", "p", "r", payload_model=P)
+    assert p.check({"items": ["x"] * 100}).payload.items == ["x"] * 100
+    with pytest.raises(IllegalAnswer, match=f"more than {ANSWER_MAX_VALUES} values"):
+        p.check({"items": ["x"] * 50_000})
+    with pytest.raises(IllegalAnswer, match="characters"):
+        p.check({"items": ["x" * 150_000, "y" * 150_000]})
