@@ -204,14 +204,60 @@ def pc_declare(d: Decision, s: Session) -> Any:
     return "pass"
 
 
+def _pmf(n: int) -> list[float]:
+    """The achievement of an n-die pool (§5.1: each die succeeds on 5 or 6, p = 1/3): P(ach = i) for i = 0..n."""
+    from math import comb
+
+    n = max(0, n)
+    return [comb(n, i) * (1 / 3) ** i * (2 / 3) ** (n - i) for i in range(n + 1)]
+
+
+def _basic_chance(pool: int, difficulty: int) -> float:
+    """P(a basic check of ``pool`` dice reaches ``difficulty``) (§5.3.1)."""
+    return sum(p for i, p in enumerate(_pmf(pool)) if i >= difficulty)
+
+
+def _relation_chance(my_pool: int, curse_pool: int, tau: int) -> float:
+    """P(an active relation check succeeds): ach ≥ τ and above the passive's (ties go to the passive, §5.3.1)."""
+    theirs = _pmf(curse_pool)
+    below = [sum(theirs[:a]) for a in range(my_pool + 1)]  # P(passive ach < a)
+    return sum(p * below[a] for a, p in enumerate(_pmf(my_pool)) if a >= tau)
+
+
 def pc_cf_action(d: Decision, s: Session) -> Any:
+    """§8 pc.cf_action: a relation check on the first unsettled curse, of the type maximising own pool minus the
+    curse's passive pool (tie: 探究, 遊話, 誘惑).
+
+    Rule of play (not in §8, which knows no special actions): a scenario's special action (§11 G14) that raises the
+    camp relation is kept for the step that settles the curse: it is taken instead of the relation check when it
+    would bring the camp relation to the cap and its chance (its basic check) beats the relation check's chance; or
+    whenever no relation check is open (e.g. 破魔 seals them all) and it adds anything. The camp relation's
+    threshold τ = strength + 1 (§7.5) grows with every success, so with a camp of 4 the last step needs 4 successes
+    above the curse's pool: the spec default alone kept such camps rolling relation checks at τ = 4 until the
+    confrontation's safety cap (inoiri_dolls seeds 113, 153, 271 ended ``withdrawn``) while a difficulty-2 special
+    action stood unused; a special action spent on the first, easy step (seed 68) left the same last step."""
     pools = d.context.get("pools", {})
     rcs = [o for o in d.option_ids if o.startswith("rc:")]
+    best: str | None = None
+    best_gain = 0.0
+    strength = d.context.get("camp_strength") or {}
+    cap = d.context.get("cap", 0)
     if rcs:
         curse = rcs[0].split(":")[1]
         mine = [o for o in rcs if o.split(":")[1] == curse]
-        return max(mine, key=lambda o: (pools[o]["my_pool"] - pools[o]["curse_pool"], -REL_ORDER.index(o.split(":")[2])))
-    return "pass"
+        best = max(mine, key=lambda o: (pools[o]["my_pool"] - pools[o]["curse_pool"], -REL_ORDER.index(o.split(":")[2])))
+        best_gain = _relation_chance(pools[best]["my_pool"], pools[best]["curse_pool"], strength.get(curse, 0) + 1)
+    specials = d.context.get("specials") or {}
+    for oid in (o for o in d.option_ids if o in specials):
+        sp = specials[oid]
+        now = strength.get(oid.split(":")[2], 0)
+        adds = min(sp["camp_strength"], max(0, cap - now))
+        if adds <= 0 or (rcs and now + adds < cap):
+            continue
+        gain = _basic_chance(sp["pool"], sp["difficulty"]) * adds
+        if gain > best_gain:
+            best, best_gain = oid, gain
+    return best or "pass"
 
 
 def curse_action(d: Decision, s: Session) -> Any:
@@ -320,6 +366,8 @@ POLICY: dict[str, Callable[[Decision, Session], Any]] = {
     "end.victory_eval": gm_victory_eval,
     "sk.time": sk_time,
     "sk.foam": lambda d, s: d.option_ids[0],
+    # §8 sk.hama default "not": the scripted player never seals a check with 破魔, and a block it holds (another
+    # seat's) it leaves as it is: "maintain" in every release window (A20: target's turn, own turn, between scenes)
     "sk.hama": lambda d, s: _pick(d, "maintain"),
     "sk.domination_consent": _const("refuse"),
 }

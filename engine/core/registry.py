@@ -49,6 +49,10 @@ class SystemInfo:
     panels: Callable[[Mapping[str, Any], bool], list[Any]] | None = None
     #: the game's terms for observation keys (``passion`` → 情熱), shown next to the keys by front ends
     labels: Mapping[str, str] = field(default_factory=dict)
+    #: the system's own invariants, checked by ``trpg fuzz`` at every decision and at the end: ``invariants(game,
+    #: decision)`` → the violations (resources out of their range, a decision asked of a character who cannot act),
+    #: each one sentence; ``decision`` is the pending decision, or None once the session is over
+    invariants: Callable[[Any, Any], list[str]] | None = None
 
     @property
     def reaction_kinds(self) -> frozenset[str]:

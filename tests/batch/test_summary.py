@@ -45,16 +45,16 @@ def test_yogaribito_seed_1_summary():
 
 def test_bloodberry_seed_1_summary():
     s = play_one(str(INOIRI), ["all=scripted"], 1)
-    assert s["ending"] == "victory" and s["decisions"] == 534
+    assert s["ending"] == "victory" and s["decisions"] == 538
     assert s["pcs"] == {"aoi": "active", "beni": "active", "chika": "active", "dora": "active"}
     assert s["outcomes"] == {"victory goal aoi[0]": "achieved", "victory goal chika[0]": "achieved"}
     assert s["scenes"] == ["opening", "hagurumado", "seikai_shrine", "inoiri_port", "hinako_room", "climax"]
     g = s["checks"]["generic:basic"]
     assert (g["n"], g["succ"], g["p_n"], g["p_succ"]) == (16, 13, 16, 13)
-    assert s["checks"]["relation:opposed:active"]["n"] == 22
+    assert s["checks"]["relation:opposed:active"]["n"] == 20
     assert s["resources_end"]["aoi.passion"] == 5 and s["resources_end"]["beni.willpower"] == 1
     assert s["resources_by_scene"]["climax"]["chika.grace"] == 2
-    assert s["effects"] == {"aoi:ganbariya": 1, "beni:kyoshi": 1, "aoi:yasegaman": 1}
+    assert s["effects"] == {"aoi:ganbariya": 1, "beni:kyoshi": 1}
     assert "dora:majo" in s["effects_available"]
 
 

@@ -56,17 +56,22 @@ def test_a_flag_whose_prerequisites_are_not_raised_is_not_available():
 def test_a_flag_map_that_never_ends_runs_out_of_cards_without_crashing(tmp_path):
     """Every card in a hand or on the map and none left to draw (G8 reshuffles only the discard pile): the camp
     moves or passes; all-scripted camps on a flag map whose end flag is out of reach ended in `RuntimeError: no card
-    left in the deck or the discard pile`."""
+    left in the deck or the discard pile`. Validation now refuses a condition no card fits, so the loaded map is
+    changed after validation (as if every fitting card lay in the other camp's hand or layout)."""
     import yaml
 
-    from engine.systems.bloodberry.coverage import _endless_flag_map
+    from engine.systems.bloodberry.coverage import _only_flag_map
+    from engine.systems.bloodberry.scenario import SlotData
 
     raw = yaml.safe_load((ROOT / "scenarios" / "bloodberry" / "salt_festival.yaml").read_text(encoding="utf-8"))
-    _endless_flag_map(raw)
+    _only_flag_map(raw)
     p = tmp_path / "endless.yaml"
     p.write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
     for seed in range(3):
-        s = Session(load_scenario(p), seed)
+        sc = load_scenario(p)
+        fm = sc.model.scenes[0].flag_map
+        next(pl for pl in fm.places if pl.flag == "shiotsubo").condition = [SlotData(suit="♠", colour="red")]
+        s = Session(sc, seed)
         agent = ScriptedAgent()
         while not s.is_over:
             s.answer(agent.act(s.view()))

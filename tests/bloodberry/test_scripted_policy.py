@@ -46,3 +46,39 @@ def test_a_dropped_pc_is_not_asked_to_maintain_hama():
             with pytest.raises(StopIteration):
                 next(gen)
             assert ("chika", "ningyo") not in g.t.hama
+
+
+def test_the_special_action_is_kept_for_the_step_that_settles_the_curse():
+    """Rule of play of pc_cf_action (agent/scripted/bloodberry.py): a special action raising the camp relation is
+    taken for the last step (τ = cap) when its chance beats the relation check's, not spent on an easy first step."""
+    fn = POLICY["pc.cf_action"]
+
+    def turn(strength: int) -> Decision:
+        ids = ["rc:ningyo:inquiry", "rc:ningyo:banter", "sp:salt_rite:ningyo", "pass"]
+        pools = {f"rc:ningyo:{t}": {"my_pool": 8, "curse_pool": 4} for t in ("inquiry", "banter")}
+        return Decision("dora", "pc.cf_action", "?", "§7.5", options=[Option(i, i) for i in ids],
+                        context={"pools": pools, "camp_strength": {"ningyo": strength}, "cap": 4,
+                                 "specials": {"sp:salt_rite:ningyo": {"pool": 7, "difficulty": 2, "camp_strength": 1}}})
+
+    assert fn(turn(0), None) == "rc:ningyo:inquiry"
+    assert fn(turn(2), None) == "rc:ningyo:inquiry"
+    assert fn(turn(3), None) == "sp:salt_rite:ningyo"
+
+
+def test_former_safety_cap_seeds_of_inoiri_dolls_end_by_the_rules():
+    """`trpg playtest scenarios/bloodberry/inoiri_dolls.yaml --runs 1000` had 3 sessions at the confrontation's safety
+    cap (ending `withdrawn`, seeds 113, 153, 271): a camp of 4 at camp relation 3 kept rolling relation checks at
+    τ = 4 while the scenario's difficulty-2 special action stood unused; seed 68 was one that spent it on the first
+    step. All-scripted, every one now ends by the rules."""
+    from pathlib import Path
+
+    from agent.scripted import ScriptedAgent
+    from engine.core import Session, load_scenario
+
+    sc = load_scenario(Path(__file__).resolve().parents[2] / "scenarios" / "bloodberry" / "inoiri_dolls.yaml")
+    for seed in (68, 113, 153, 271):
+        s = Session(sc, seed)
+        agent = ScriptedAgent()
+        while not s.is_over:
+            s.answer(agent.act(s.view()))
+        assert s.outcome["ending"] in ("victory", "defeat"), (seed, s.outcome["ending"])

@@ -16,7 +16,7 @@ from .scenario import BloodberryScenario
 
 __all__ = ["INFO", "BloodberryConfig", "BloodberryScenario", "VERSION"]
 
-VERSION = "0.2.0"
+VERSION = "0.3.0"
 _ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -57,5 +57,6 @@ INFO = register_system(
         panels=_panels,
         labels=_LABELS,
         report=REPORT,
+        invariants=__import__(f"{__name__}.invariants", fromlist=["invariants"]).invariants,  # trpg fuzz
     )
 )

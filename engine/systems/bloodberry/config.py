@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["BloodberryConfig"]
 
@@ -56,9 +56,3 @@ class BloodberryConfig(BaseModel):
     formless_curse_default_difficulty: int = Field(2, ge=0, le=10, description="§11 G5 house")
     auto_resolve_judges: bool = Field(False, description="§5.3")
     hours_per_scene: int = Field(1, ge=0, le=24, description="§11 G9 house")
-
-    @model_validator(mode="after")
-    def _implemented(self) -> BloodberryConfig:
-        if self.two_pc_relations == "double":
-            raise ValueError("two_pc_relations = double (A34) is not implemented yet; use single")
-        return self

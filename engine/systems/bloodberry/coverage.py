@@ -1,7 +1,7 @@
 """ブラッドベリー's coverage runs (``engine.core.coverage``): the sessions that, with the golden playthroughs, take
 every drawn edge of ``flow.MACHINES``. Scenario variants are edits of the samples' YAML for branches no sample
-reaches: two confrontations in one session, a flag event's confrontation after a defeat, a flag map as the only
-scene, flag maps that never end by their end flag (one, or two in a row), no playable scene."""
+reaches: two confrontations in one session, a flag event's confrontation lost (the session ends), a flag map as the
+only scene, flag maps that never end by their end flag (one, or two in a row), no playable scene."""
 
 from __future__ import annotations
 
@@ -46,10 +46,14 @@ def _only_flag_map(raw: dict[str, Any]) -> None:
 
 
 def _endless_flag_map(raw: dict[str, Any]) -> None:
+    """The end flag's place behind a gate no PC passes: a fixed-value obstruction (A31) of a 10 (11 successes on
+    [情熱][情熱], no 合い鍵), so the map runs to its time cap. (A condition no card fits is refused by validation.)"""
     _only_flag_map(raw)
+    raw.setdefault("config", {})["flagmap_obstruction_mode"] = "fixed_value"
     for place in scene(raw, "five_relics")["flag_map"]["places"]:
-        if place["flag"] == "shiotsubo":  # the end flag's place: a red ♠ never comes
-            place["condition"] = [{"suit": "♠", "colour": "red"}]
+        if place["flag"] == "shiotsubo":
+            place["condition"] = [{"min": 10}]
+            place["gate"] = {"bases": ["passion", "passion"], "door": False}
 
 
 def _two_endless_flag_maps(raw: dict[str, Any]) -> None:
@@ -104,5 +108,5 @@ RUNS: tuple[Run, ...] = (
     Run("two_confrontations_short", DOLLS, range(2), edit=_second_confrontation(1),
         why="max_cycles 1: cf_withdrawn → setup"),
     Run("flag_event_confrontations", SALT, range(8), edit=_flag_event_confrontations,
-        options=FRAIL, why="a camp's defeat, then the other camp's flag event: cf_defeat → setup"),
+        options=FRAIL, why="a camp's defeat in a flag event ends the session (§6): cf_loop → lose, scene → to_ending"),
 )

@@ -17,7 +17,7 @@ from .data import (
     ABILITIES, ABILITY_NAMES, BASIC_SKILLS, CLASS_NAMES, CLASS_SKILL_NAMES, CLASS_SKILLS, CLASSES, CURSE_TABLE, CURSE_TYPE_NAMES,
     EMOTION_TABLE, RACE_SKILLS, RELATION_TABLE, RELATION_TYPE_NAMES,
 )
-from .state import Char, SkillState, majority_classes, pair
+from .state import SECOND, Char, SkillState, majority_classes, pair, rel_key, split_ref
 
 if TYPE_CHECKING:
     from .game import BloodberryGame
@@ -93,11 +93,12 @@ def create_pcs(game: BloodberryGame) -> Gen:
     # step 2: relation names around the ring, asked to the lower-numbered PC of each pair
     from .game import ring_partners
 
-    partners = ring_partners(ids)
-    ring = [(ids[i], ids[(i + 1) % n]) for i in range(n if n > 2 else n - 1)]  # PC1–PC2, …, PCn–PC1 (§3)
-    for x, y in ring:
-        k = pair(x, y)
-        asker = min(k, key=lambda c: game.t.chars[c].number)
+    double = n == 2 and game.cfg.two_pc_relations == "double"  # A34: PC1–PC2 and the closing PC2–PC1
+    partners = ring_partners(ids, double)
+    ring = [(ids[i], ids[(i + 1) % n]) for i in range(n if n > 2 or double else n - 1)]  # PC1–PC2, …, PCn–PC1 (§3)
+    for i, (x, y) in enumerate(ring):
+        k = rel_key(x, y + SECOND if double and i == 1 else y)
+        asker = min(pair(x, y), key=lambda c: game.t.chars[c].number)
         name = yield from _relation_name(game, asker, k)
         game.t.rel(*k).name = name
         game.ctx.state(f"relation.{'|'.join(k)}.name", None, name, "§3 step 2")
@@ -109,16 +110,14 @@ def create_pcs(game: BloodberryGame) -> Gen:
 
 def recreate_pc(game: BloodberryGame, c: Char) -> Gen:
     """The GM sent a sheet back: the PC redoes steps 3–7 (HOUSE: at most MAX_REJECTIONS times)."""
-    from .game import ring_partners
-
     game.rejections[c.id] = game.rejections.get(c.id, 0) + 1
-    partners = ring_partners([p.id for p in game.t.pcs()])[c.id]
+    partners = game.ring()[c.id]
     c.skills, c.class_skills, c.race_skills, c.emotions, c.otherworldly = [], [], [], {}, False
     yield from _sheet(game, c, partners)
 
 
 def _relation_name(game: BloodberryGame, asker: str, k: tuple[str, str]) -> Gen:
-    a, b = (game.t.chars[x].name for x in k)
+    a, b = (game.t.chars[split_ref(x)[0]].name for x in k)
     pairs = [("roll", "関係表を振る (1D6)")] + [(f"pick:{i}", f"{name} {text}") for i, (_id, name, text) in enumerate(RELATION_TABLE, 1)]
     pairs.append(("free", "自由に決める（自由記述）"))
     ch = yield from game.choose(asker, "cc.relation_name", f"{a} と {b} の関係", "§3 step 2, §9.6", pairs)
@@ -201,7 +200,7 @@ def _sheet(game: BloodberryGame, c: Char, partners: list[str]) -> Gen:
         for slot in (1, 2):
             pairs = ([("none", "これで終わり")] if slot == 2 else []) + [("roll", "感情表を振る")] + [
                 (f"pick:{e[0]}", f"{e[1]} {e[2]}") for e in EMOTION_TABLE] + [("free", "自由に決める")]
-            ch = yield from game.choose(c.id, "cc.emotions", f"{c.name}: {game.t.chars[p].name} への感情 ({slot}/2)", "§3 step 7, V7", pairs,
+            ch = yield from game.choose(c.id, "cc.emotions", f"{c.name}: {game.rel_label(c.id, p)} への感情 ({slot}/2)", "§3 step 7, V7", pairs,
                                         context={"partner": p, "slot": slot})
             if ch == "none":
                 break

@@ -62,7 +62,8 @@ DECISIONS: Mapping[str, DecisionSpec] = decision_table([
     # -- class / race skills (§9.2, §9.3) --------------------------------------------------------------------------
     D("sk.time", "pc", "payload", "§9.2 時間", doc="hours of stopped time"),
     D("sk.foam", "pc", "one", "§9.2, A19", doc="ability +1 for a hosted person"),
-    D("sk.hama", "pc", "one", "§9.2 破魔, A20", doc="check kind to seal; maintain or release"),
+    D("sk.hama", "pc", "one", "§9.2 破魔, A20",
+      doc="check kind to seal; maintain or release (at the target's turns, the user's own turns, between scenes)"),
     D("sk.domination_consent", "any", "one", "§9.2 完全支配", no="refuse", doc="accept total domination"),
     D("race.guardian", "pc", "one", "§9.3 守護", reaction=True, no="none", doc="fairy's guardian at the ending"),
     # -- the judge and its windows (§5.3–§5.6, §9.1, §9.3) ---------------------------------------------------------

@@ -40,7 +40,8 @@ MAX_UNITS = 60  # HOUSE safety cap: 20 hours of in-game time
 MAX_PLACEMENTS_PER_UNIT = 3  # §7.6 [2]
 SUIT_NAMES = {"♠": "スペード", "♣": "クラブ", "♥": "ハート", "♦": "ダイヤ"}
 #: how a flag map ended (FlagMap.ended), as players read it
-ENDED_NAMES = {"end_flag": "終了フラグが立った", "timeout": "時間切れ", "no_pc": "行動できるPCがいない"}
+ENDED_NAMES = {"end_flag": "終了フラグが立った", "timeout": "時間切れ", "no_pc": "行動できるPCがいない",
+               "defeat": "フラグのイベントの対峙に敗れた"}
 
 
 @dataclass
@@ -199,6 +200,8 @@ class FlagMap:
             for cs in self.camps:
                 if not any(g.t.chars[m].status == "active" for m in cs.members):
                     continue
+                for m in cs.members:  # A20: a member's 破魔 may be released at any time (game._hama_release_window)
+                    yield from g._hama_release_window(g.t.chars[m], "flag_map")
                 yield from self._place(cs)
                 yield from self._subevents(cs)
                 flag = yield from self._step3(cs)
@@ -208,6 +211,8 @@ class FlagMap:
                         self.ended = "end_flag"
                         self.winner = cs.id
                     yield from play_flag_event(self.flags[flag], cs, end)
+                    if g.cf_result == "defeat" and self.ended is None:
+                        self.ended = "defeat"  # §6: a confrontation defeat ends the session, the map with it
                 if self.ended is not None or not g._any_pc_in_play():
                     break
             # the unit's 20 minutes pass once, after every camp has acted (§7.6 [3])

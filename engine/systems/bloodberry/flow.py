@@ -80,7 +80,7 @@ CONFRONTATION = MachineSpec(
     states=("idle", "cf_setup", "cf_loop", "cf_victory", "cf_defeat", "cf_withdrawn"),
     initial="idle",
     transitions=(
-        ("setup", ("idle", "cf_victory", "cf_defeat", "cf_withdrawn"), "cf_setup"),
+        ("setup", ("idle", "cf_victory", "cf_withdrawn"), "cf_setup"),  # a defeat ends the session (§6)
         ("loop", "cf_setup", "cf_loop"),
         ("win", "cf_loop", "cf_victory"),
         ("lose", "cf_loop", "cf_defeat"),
@@ -90,7 +90,6 @@ CONFRONTATION = MachineSpec(
         ("win", "cf_loop"): "every curse settled for a camp (a rival camp first counts too), or no curse or camp member in play",
         ("lose", "cf_loop"): "every PC of the camp has an ability at 0",
         ("withdraw", "cf_loop"): "more cycles than max_cycles (HOUSE)",
-        ("setup", "cf_defeat"): "a later flag event's confrontation (after a defeat the session ends otherwise)",
     },
 )
 

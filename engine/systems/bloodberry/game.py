@@ -25,7 +25,7 @@ from .data import (
 from .flow import BETWEEN, CONFRONTATION, ROUNDS, SCENE, SESSION
 from .judge import CheckSpec, JudgeMixin, Roller
 from .scenario import BloodberryScenario, SceneAction, SceneData
-from .state import Char, SkillState, Table, majority_classes, pair
+from .state import SECOND, Char, SkillState, Table, majority_classes, pair, rel_key, split_ref
 
 __all__ = ["BloodberryGame", "ring_partners", "FreeAction", "JudgeCall", "TextPayload", "TimeStop"]
 
@@ -44,12 +44,15 @@ _PUBLIC_CHAR_FIELDS = frozenset({
 })
 
 
-def ring_partners(ids: Sequence[str]) -> dict[str, list[str]]:
-    """§3 step 2: PC1–PC2, …, PCn–PC1; two PCs share one relation (A34 single); one PC has none."""
+def ring_partners(ids: Sequence[str], double: bool = False) -> dict[str, list[str]]:
+    """§3 step 2: PC1–PC2, …, PCn–PC1; two PCs share one relation (A34 single), or have the ring's two, PC1–PC2 and
+    the closing PC2–PC1 (A34 double: the second named ``"<partner>#2"``, state.SECOND); one PC has none."""
     n = len(ids)
     if n < 2:
         return {i: [] for i in ids}
     if n == 2:
+        if double:
+            return {ids[0]: [ids[1], ids[1] + SECOND], ids[1]: [ids[0], ids[0] + SECOND]}
         return {ids[0]: [ids[1]], ids[1]: [ids[0]]}
     return {ids[i]: [ids[i - 1], ids[(i + 1) % n]] for i in range(n)}
 
@@ -163,8 +166,8 @@ class BloodberryGame(JudgeMixin):
             "scene": None,
             "characters": chars,
             "relations": [
-                {"between": [a, b], "name": r.name, "strength": r.strength}
-                for (a, b), r in sorted(self.t.relations.items())
+                {"between": [a, b], "name": r.name, "strength": r.strength, **({"second": True} if n == 2 else {})}
+                for (a, ref), r in sorted(self.t.relations.items()) for b, n in (split_ref(ref),)
                 if gm or (self.t.chars[a].is_pc and self.t.chars[b].is_pc) or actor in (a, b)
             ],
             "camp_strength": {f"{c}|{k}": v for (c, k), v in sorted(self.t.camp_strength.items())},
@@ -212,7 +215,7 @@ class BloodberryGame(JudgeMixin):
         if head in _PUBLIC_HEADS:
             return None
         if head == "relation":
-            pair_ = rest.split(".", 1)[0].split("|")
+            pair_ = [split_ref(x)[0] for x in rest.split(".", 1)[0].split("|")]
             if len(pair_) == 2 and all(self.t.chars.get(p) is not None and self.t.chars[p].is_pc for p in pair_):
                 return None
             return [*pair_, GM]
@@ -256,11 +259,26 @@ class BloodberryGame(JudgeMixin):
             c.willpower = new
 
     def set_strength(self, a: str, b: str, new: int, rule: str) -> None:
+        """``b``: the partner, or ``"<partner>#2"`` for the second relation of two PCs (A34 double)."""
         r = self.t.rel(a, b)
         new = max(0, min(3, new))
         if new != r.strength:
-            self.ctx.state(f"relation.{'|'.join(pair(a, b))}", r.strength, new, rule)
+            self.ctx.state(f"relation.{'|'.join(rel_key(a, b))}", r.strength, new, rule)
             r.strength = new
+
+    def rel_refs(self, a: str, b: str) -> list[str]:
+        """``a``'s relations with ``b``: ``[b]``, and ``b#2`` when two PCs have two relations (A34 double)."""
+        second = b + SECOND
+        return [b, second] if second in self.ring().get(a, ()) else [b]
+
+    def rel_label(self, a: str, ref: str) -> str:
+        """The partner of ``a``'s relation ``ref`` as players read it; with two relations to one partner, the
+        relation's name tells them apart (A34 double)."""
+        b, _n = split_ref(ref)
+        name = self.t.chars[b].name
+        if len(self.rel_refs(a, b)) > 1:
+            name += f"（{self.t.rel(a, ref).name or ('二つ目の関係' if _n == 2 else '一つ目の関係')}）"
+        return name
 
     def set_status(self, c: Char, status: str, rule: str) -> None:
         if c.status != status:
@@ -409,7 +427,7 @@ class BloodberryGame(JudgeMixin):
         while i is not None:
             if scenes[i].flag_map is not None:
                 after_bs = yield from self._flag_map_segment(i, scenes[i])
-                if not self._any_pc_in_play():
+                if not self._any_pc_in_play() or self.cf_result == "defeat":  # §6: a confrontation defeat → ENDING
                     break
                 j = self._next_playable(i + 1)
                 if j is None:
@@ -438,7 +456,7 @@ class BloodberryGame(JudgeMixin):
     def ring(self) -> dict[str, list[str]]:
         pcs = self.t.pcs()
         if self._ring is None or self._ring[0] is not pcs:
-            self._ring = (pcs, ring_partners([p.id for p in pcs]))
+            self._ring = (pcs, ring_partners([p.id for p in pcs], self.cfg.two_pc_relations == "double"))
         return self._ring[1]
 
     def _next_playable(self, start: int, emit: bool = True) -> int | None:
@@ -478,7 +496,8 @@ class BloodberryGame(JudgeMixin):
             self.scene_actors = [a for a in scene.scene_actors if a in members][:2]
             self.ctx.info("flag_event", f"フラグ「{flag.name}」のイベント", flag=flag.id, camp=camp.id, end=is_end)
             yield from self._scene(index, scene, closed=True)
-            if not self._any_pc_in_play():
+            if not self._any_pc_in_play() or self.cf_result == "defeat":
+                # §6: all PCs dropped, or the flag event's confrontation lost: the session goes to the ending
                 return
             self.phase.fire("end_scene")
             nxt = None
@@ -519,10 +538,14 @@ class BloodberryGame(JudgeMixin):
             )
             c.has_key = "spare_key" in cskills
             self.t.chars[c.id] = c
-        names = {pair(*r.between): r.name for r in self.sc.relations}
-        for a, partners in ring_partners(ids).items():
+        names: dict[tuple[str, str], list[str]] = {}
+        for r in self.sc.relations:  # A34 double: a pair's first name is PC1–PC2's, its second the closing PC2–PC1's
+            names.setdefault(pair(*r.between), []).append(r.name)
+        for a, partners in ring_partners(ids, self.cfg.two_pc_relations == "double").items():
             for b in partners:
-                self.t.rel(a, b).name = names.get(pair(a, b), "")
+                pid, n = split_ref(b)
+                given = names.get(pair(a, pid), [])
+                self.t.rel(a, b).name = given[n - 1] if len(given) >= n else ""
         self._load_npcs()
         campaign = self.ctx.options.get("campaign")
         if campaign:
@@ -555,7 +578,7 @@ class BloodberryGame(JudgeMixin):
                 c.status = "vanished"
         for key, strength in (data.get("relations") or {}).items():
             a, b = key.split("|")
-            if a in self.t.chars and b in self.t.chars:
+            if a in self.t.chars and split_ref(b)[0] in self.t.chars:
                 self.t.rel(a, b).strength = int(strength)
         self.ctx.info("campaign", f"キャンペーンの継続 (セッション {int(data.get('sessions_played', 0)) + 1})",
                       absent=[c.id for c in self.t.pcs() if c.status == "absent"])
@@ -575,7 +598,7 @@ class BloodberryGame(JudgeMixin):
     def sheet_problems(self, c: Char) -> list[tuple[str, str]]:
         from .state import sheet_problems
 
-        partners = ring_partners([p.id for p in self.t.pcs()])[c.id]
+        partners = self.ring()[c.id]
         base = list(CLASS_SKILLS.get(c.cls or "", ()))
         drop = next((s for s in base if s not in c.class_skills), None) if c.race == "fairy" else None
         return sheet_problems(
@@ -882,8 +905,11 @@ class BloodberryGame(JudgeMixin):
         others = [self.t.chars[i] for i in self.participants + self.npcs_present if i != c.id]
         if c.effect_ready("ganbariya"):
             for o in self.t.chars.values():
-                if o.id != c.id and self.t.strength(c.id, o.id) == 1 and o.in_play:  # §4.1: dropped cannot be targeted
-                    out.append((f"effect:ganbariya:{o.id}", f"頑張り屋: {o.name} との関係を1→2"))
+                if o.id == c.id or not o.in_play:  # §4.1: dropped cannot be targeted
+                    continue
+                for ref in self.rel_refs(c.id, o.id):
+                    if self.t.strength(c.id, ref) == 1:
+                        out.append((f"effect:ganbariya:{ref}", f"頑張り屋: {self.rel_label(c.id, ref)} との関係を1→2"))
         if c.effect_ready("byojaku") and c.ab["passion"] < c.full["passion"]:
             out.append(("effect:byojaku", "病弱: 情熱を2回復"))
         if s is not None and not in_cf:
@@ -904,7 +930,8 @@ class BloodberryGame(JudgeMixin):
         if c.has_class_skill("exorcism"):
             for o in others:
                 if o.otherworldly and o.in_play and (c.id, o.id) not in self.t.hama:
-                    out.append((f"skill:exorcism:{o.id}", f"破魔: {o.name} の判定を一つ封じる"))
+                    for ref in self.rel_refs(c.id, o.id):  # A34 double: which relation the block wears down
+                        out.append((f"skill:exorcism:{ref}", f"破魔: {self.rel_label(c.id, ref)} の判定を一つ封じる"))
         if c.has_class_skill("total_domination") and self.can_spend(c, "grace", 1):
             for o in others:
                 if o.in_play and o.status != "dead":
@@ -919,6 +946,7 @@ class BloodberryGame(JudgeMixin):
 
     def _pc_turn(self, c: Char, s: SceneData, restrict: str | None = None) -> Gen:
         yield from self._hama_turn_start(c)  # A20: a maintained 破魔 on this PC costs −1 again
+        yield from self._hama_release_window(c, "own_turn")  # A20: its own 破魔 may be released at any time
         pairs: list[tuple[str, str]] = []
         if c.status == "active":
             for a in s.actions:
@@ -1004,13 +1032,15 @@ class BloodberryGame(JudgeMixin):
     def use_skill(self, c: Char, ch: str) -> Gen:
         parts = ch.split(":")
         kind, sid = parts[0], parts[1]
-        target = self.t.chars[parts[2]] if len(parts) > 2 else None
+        ref = parts[2] if len(parts) > 2 else None  # a character, or a second relation "<id>#2" (A34 double)
+        target = self.t.chars[split_ref(ref)[0]] if ref is not None else None
         s = self.scene
         if kind == "effect" and sid == "ganbariya":
             assert target is not None
+            assert ref is not None
             ok = yield from self.declare_effect(c, "ganbariya")
-            if ok and self.t.strength(c.id, target.id) == 1:
-                self.set_strength(c.id, target.id, 2, "§9.1 頑張り屋 (A44: no sublimation)")
+            if ok and self.t.strength(c.id, ref) == 1:
+                self.set_strength(c.id, ref, 2, "§9.1 頑張り屋 (A44: no sublimation)")
             return
         if kind == "effect" and sid == "byojaku":
             yield from self.use_byojaku(c)
@@ -1066,6 +1096,8 @@ class BloodberryGame(JudgeMixin):
                                        [(x, CURSE_TYPE_NAMES.get(x) or RELATION_TYPE_NAMES[x]) for x in kinds],
                                        context={"target": target.id, "target_stats": dict(target.ab)})
             self.t.hama[(c.id, target.id)] = k
+            if ref is not None and ref != target.id:
+                self.t.hama_rel[(c.id, target.id)] = ref
             self.ctx.state(f"hama.{c.id}|{target.id}", None, k, "§9.2 破魔")
             self._hama_decrement(c, target)
             return
@@ -1121,7 +1153,8 @@ class BloodberryGame(JudgeMixin):
                 self.t.camp_strength[key] = old - 1
                 self.ctx.state(f"camp.{camp}|{target.id}", old, old - 1, "§9.2 破魔 (A20)")
         else:
-            self.set_strength(user.id, target.id, self.t.strength(user.id, target.id) - 1, "§9.2 破魔 (A20)")
+            ref = self.t.hama_rel.get((user.id, target.id), target.id)  # the relation chosen at use (A34 double)
+            self.set_strength(user.id, ref, self.t.strength(user.id, ref) - 1, "§9.2 破魔 (A20)")
 
     def _hama_turn_start(self, target: Char) -> Gen:
         for (uid, tid), kind in list(self.t.hama.items()):
@@ -1131,12 +1164,39 @@ class BloodberryGame(JudgeMixin):
             # a user who cannot act (§4.8: dropped, absent, ...) keeps nothing up: released without being asked
             ch = "release" if not user.in_play else (yield from self.choose(
                 uid, "sk.hama", f"破魔を {target.name} に維持する? (関係 −1)", "§9.2 破魔, A20",
-                [("maintain", "維持する"), ("release", "解除する")], context={"target": tid, "blocked": kind}))
+                [("maintain", "維持する"), ("release", "解除する")],
+                context={"target": tid, "blocked": kind, "when": "target_turn", "costs": 1}))
             if ch == "release":
-                del self.t.hama[(uid, tid)]
-                self.ctx.state(f"hama.{uid}|{tid}", kind, None, "A20 release")
+                self._hama_release(uid, tid, kind)
             else:
                 self._hama_decrement(user, target)
+
+    def _hama_release_window(self, user: Char, when: str) -> Gen:
+        """A20 / §9.2 破魔: "the user may release the block at any time (before the next decrement)". Besides the
+        start of each of the target's turn actions (``_hama_turn_start``, just before the decrement), "any time" is
+        offered as a free release (not a turn action) where the user itself acts: at the start of each of its own turn
+        actions (``when="own_turn"``: a scene's pc.declare, a confrontation's pc.cf_action, a role's actions in round
+        progression), once in each between-scenes (``"between_scenes"``: BS_3, with the other anytime effects of
+        skill.anytime) and at each 20-minute unit of its camp on a flag map (``"flag_map"``). Only a user holding a
+        block is asked, one ``sk.hama`` (maintain / release) per block; maintaining here costs nothing."""
+        if not user.can_act:
+            return
+        for (uid, tid), kind in list(self.t.hama.items()):
+            if uid != user.id:
+                continue
+            target = self.t.chars[tid]
+            label = CURSE_TYPE_NAMES.get(kind) or RELATION_TYPE_NAMES[kind]
+            ch = yield from self.choose(
+                uid, "sk.hama", f"破魔: {target.name} の{label}を封じている。解除する?", "§9.2 破魔, A20 (any time)",
+                [("maintain", "維持する"), ("release", "解除する")],
+                context={"target": tid, "blocked": kind, "when": when, "costs": 0})
+            if ch == "release":
+                self._hama_release(uid, tid, kind)
+
+    def _hama_release(self, uid: str, tid: str, kind: str) -> None:
+        del self.t.hama[(uid, tid)]
+        self.t.hama_rel.pop((uid, tid), None)
+        self.ctx.state(f"hama.{uid}|{tid}", kind, None, "A20 release")
 
     def blocked(self, c: Char, kind: str) -> bool:
         return any(t == c.id and k == kind for (_u, t), k in self.t.hama.items())
@@ -1163,7 +1223,7 @@ class BloodberryGame(JudgeMixin):
                 continue
             if not o.is_pc and o.id not in self.known_npcs:
                 continue
-            if self.t.strength(a.id, o.id) >= 3 and not self.cfg.relation_check_at_max_allowed:
+            if all(self.t.strength(a.id, r) >= 3 for r in self.rel_refs(a.id, o.id)) and not self.cfg.relation_check_at_max_allowed:
                 continue
             out.append(o)
         return out
@@ -1180,15 +1240,18 @@ class BloodberryGame(JudgeMixin):
             always_ask=True,
         ))
 
-    def relation_check(self, a: Char, p: Char, rtype: str, second: str, *, in_cf: bool) -> Gen:
+    def relation_check(self, a: Char, p: Char, rtype: str, second: str, *, in_cf: bool, rel: str | None = None) -> Gen:
+        """``rel``: which of ``a``'s relations with ``p`` (``"<p>#2"``: the second of two PCs, A34 double)."""
         base = RELATION_BASE[rtype]
+        ref = rel or p.id
         if in_cf:
             key = (self.cf_camp, p.id)
             s = self.t.camp_strength.get(key, 0)
         else:
-            s = self.t.strength(a.id, p.id)
+            s = self.t.strength(a.id, ref)
         tau = s + 1
-        spec = CheckSpec("opposed", "relation", f"{a.name} → {p.name} {RELATION_TYPE_NAMES[rtype]}", "§5.4 relation_check",
+        who = p.name if in_cf else self.rel_label(a.id, ref)
+        spec = CheckSpec("opposed", "relation", f"{a.name} → {who} {RELATION_TYPE_NAMES[rtype]}", "§5.4 relation_check",
                          rel_type=rtype, in_cf=in_cf)
         ra = Roller(a, "active", (base, second), threshold=tau)
         rp = Roller(p, "passive", (base, base), threshold=tau if self.cfg.relation_passive_needs_threshold else None)
@@ -1219,17 +1282,17 @@ class BloodberryGame(JudgeMixin):
             elif s >= 3:  # A11 relation_check_at_max_allowed: an active success at the maximum does nothing
                 self.ctx.info("relation_at_max", "関係の強さは最大: 能動側の成功は何も起こさない", active=a.id, passive=p.id)
             else:
-                self.set_strength(a.id, p.id, s + 1, "§5.4 active success")
+                self.set_strength(a.id, ref, s + 1, "§5.4 active success")
                 for side in (a, p):
                     if side.is_pc:
                         yield from self._sublimate_side(side, s + 1)
             # both sides successful (only through a grant): A4 relation_both_success
             if rp.success and not in_cf and self.cfg.relation_both_success == "both":
-                yield from self._passive_choice(a, p)
+                yield from self._passive_choice(a, p, ref)
                 return "both"
             return "active"
         if rp.success and not in_cf:
-            yield from self._passive_choice(a, p)
+            yield from self._passive_choice(a, p, ref)
             return "passive"
         return "none"
 
@@ -1245,8 +1308,9 @@ class BloodberryGame(JudgeMixin):
             if self.cfg.sublimations_per_success == "one":
                 return
 
-    def _passive_choice(self, a: Char, p: Char) -> Gen:
-        s = self.t.strength(a.id, p.id)
+    def _passive_choice(self, a: Char, p: Char, ref: str | None = None) -> Gen:
+        ref = ref or p.id
+        s = self.t.strength(a.id, ref)
         if self.cfg.passive_raise_count_mode == "sum":
             raise_ok = p.sublimated_count + a.sublimated_count >= s + 1
         else:
@@ -1267,9 +1331,9 @@ class BloodberryGame(JudgeMixin):
                                     pairs, context={"strength": s, "raise_allowed": raise_ok, "willpower": p.willpower}, refused=refused,
                                     always_ask=True)
         if ch == "raise":
-            self.set_strength(a.id, p.id, s + 1, "§5.4 passive RAISE")
+            self.set_strength(a.id, ref, s + 1, "§5.4 passive RAISE")
         elif ch == "lower":
-            self.set_strength(a.id, p.id, s - 1, "§5.4 passive LOWER")
+            self.set_strength(a.id, ref, s - 1, "§5.4 passive LOWER")
         else:
             self.set_willpower(p, p.willpower + 1, "§5.4 passive WILLPOWER")
 
@@ -1445,7 +1509,7 @@ class BloodberryGame(JudgeMixin):
         if restrict is None:
             return pairs
         allowed = {c.id, restrict}
-        return [(i, l) for i, l in pairs if (t := self._target_of(i)) is None or t in allowed]
+        return [(i, l) for i, l in pairs if (t := self._target_of(i)) is None or split_ref(t)[0] in allowed]
 
     def _cf_relation_options(self, c: Char, ctx_pools: dict[str, Any]) -> list[tuple[str, str]]:
         pairs: list[tuple[str, str]] = []
@@ -1465,8 +1529,10 @@ class BloodberryGame(JudgeMixin):
 
     def _cf_pc_turn(self, c: Char, cf: Any, restrict: str | None = None) -> Gen:
         yield from self._hama_turn_start(c)
+        yield from self._hama_release_window(c, "own_turn")
         pairs: list[tuple[str, str]] = []
         ctx_pools: dict[str, Any] = {}
+        ctx_specials: dict[str, Any] = {}
         if c.status == "active":
             pairs += self._cf_relation_options(c, ctx_pools)
             for k in self.cf_curses:
@@ -1476,11 +1542,15 @@ class BloodberryGame(JudgeMixin):
                     if sp.once and sp.id in self.cf_special_used:
                         continue
                     pairs.append((f"sp:{sp.id}:{k}", f"{sp.label} ({self.t.chars[k].name})"))
+                    # what the special action's check and effect are (§11 G14: scenario data, known to the table)
+                    ctx_specials[f"sp:{sp.id}:{k}"] = {"pool": c.value(sp.bases[0]) + c.value(sp.bases[1]),
+                                                      "difficulty": sp.difficulty,
+                                                      "camp_strength": sp.success_camp_strength}
         pairs += [(i, l) for i, l in self._skill_options(c, in_cf=True)]
         pairs = self._restricted(c, pairs, restrict)
         pairs.append(("pass", "何もしない"))
         ch = yield from self.choose(c.id, "pc.cf_action", f"対峙: {c.name} の手番", "§7.5 PC turn action", pairs,
-                                    context={"pools": ctx_pools, "camp": self.cf_camp,
+                                    context={"pools": ctx_pools, "specials": ctx_specials, "camp": self.cf_camp,
                                              "camp_strength": {k: self.t.camp_strength.get((self.cf_camp, k), 0) for k in self.cf_curses},
                                              "cap": self.camp_cap(), "restrict": restrict})
         yield from self._cf_do(c, cf, ch)
@@ -1594,9 +1664,10 @@ class BloodberryGame(JudgeMixin):
             for partner, emos in c.emotions.items():
                 if partner in changed:
                     continue
-                pairs.append((f"change:{partner}", f"{self.t.chars[partner].name} への感情を変える"))
+                # a partner, or "<partner>#2": the second of two PCs' relations (A34 double)
+                pairs.append((f"change:{partner}", f"{self.rel_label(c.id, partner)} への感情を変える"))
                 if len(emos) < 2 and self.t.strength(c.id, partner) >= 1:
-                    pairs.append((f"add:{partner}", f"{self.t.chars[partner].name} への感情を加える"))
+                    pairs.append((f"add:{partner}", f"{self.rel_label(c.id, partner)} への感情を加える"))
             ch = yield from self.choose(c.id, "bs.emotions", "感情を変更する?", "§7.7 BS_1", pairs,
                                         context={"emotions": {k: list(v) for k, v in c.emotions.items()},
                                                  "strengths": {k: self.t.strength(c.id, k) for k in c.emotions}})
@@ -1621,25 +1692,29 @@ class BloodberryGame(JudgeMixin):
         if not c.is_pc:
             targets = [o for o in targets if o.is_pc]
         pairs = [("skip", "しない")]
-        for o in targets:
+        # one relation per target, two with the other PC under A34 double ("<id>#2": the ring's closing PC2–PC1)
+        refs = [r for o in targets for r in self.rel_refs(c.id, o.id)
+                if self.t.strength(c.id, r) < 3 or self.cfg.relation_check_at_max_allowed]
+        for ref in refs:
             for rt in RELATION_TYPES:
                 if self.can_relation(c, rt):
-                    pairs.append((f"rc:{o.id}:{rt}", f"{o.name} に{RELATION_TYPE_NAMES[rt]} (強さ {self.t.strength(c.id, o.id)})"))
+                    pairs.append((f"rc:{ref}:{rt}", f"{self.rel_label(c.id, ref)} に{RELATION_TYPE_NAMES[rt]} (強さ {self.t.strength(c.id, ref)})"))
         if len(pairs) == 1:
             return
         ch = yield from self.choose(
             c.id, "bs.relation", "関係判定を行う?", "§7.7 BS_3b, §5.4", pairs,
-            context={"strengths": {o.id: self.t.strength(c.id, o.id) for o in targets},
+            context={"strengths": {ref: self.t.strength(c.id, ref) for ref in refs},
                      "ring": self.ring().get(c.id, []),
                      "affirm_counts": {rt: sum(1 for sk in c.skills if not sk.sublimated and BASIC_SKILLS[sk.id].affirm == rt)
                                        for rt in RELATION_TYPES}},
         )
         if ch != "skip":
-            _, oid, rt = ch.split(":")
+            _, ref, rt = ch.split(":")
             second = yield from self.second_basis(c, rt)
-            yield from self.relation_check(c, self.t.chars[oid], rt, second, in_cf=False)
+            yield from self.relation_check(c, self.t.chars[split_ref(ref)[0]], rt, second, in_cf=False, rel=ref)
 
     def _bs_pl(self, c: Char) -> Gen:
+        yield from self._hama_release_window(c, "between_scenes")  # A20: release 破魔 at any time
         # anytime effects usable between scenes (skill.anytime)
         any_pairs = [(i, l) for i, l in self._skill_options(c, in_cf=False) if i.startswith("effect:")]
         if any_pairs:
@@ -1715,7 +1790,8 @@ class BloodberryGame(JudgeMixin):
                 continue
             self.ctx.info("ending", f"{c.name} のエンディング", pc=c.id, status=c.status)
             if c.has_class_skill("fairy_guardian") and c.status == "active":
-                partners = [o for o in self.t.chars.values() if o.id != c.id and self.t.strength(c.id, o.id) == 3 and o.in_play]
+                partners = [o for o in self.t.chars.values() if o.id != c.id and o.in_play
+                            and any(self.t.strength(c.id, r) == 3 for r in self.rel_refs(c.id, o.id))]
                 if partners:
                     pairs = [("none", "使わない")] + [(f"{o.id}:{a}", f"守護: {o.name} の{ABILITY_NAMES[a]} +2 (消失する)")
                                                    for o in partners for a in ABILITIES if not o.is_curse]
@@ -1766,7 +1842,8 @@ class BloodberryGame(JudgeMixin):
     def _campaign_state(self) -> dict[str, Any]:
         prev = self.ctx.options.get("campaign") or {}
         pcs: dict[str, Any] = {k: v for k, v in (prev.get("pcs") or {}).items() if k not in self.t.chars}  # PCs not seated now
-        relations = {k: v for k, v in (prev.get("relations") or {}).items() if any(x not in self.t.chars for x in k.split("|"))}
+        relations = {k: v for k, v in (prev.get("relations") or {}).items()
+                     if any(split_ref(x)[0] not in self.t.chars for x in k.split("|"))}
         return {
             "format": 1,
             "system": "bloodberry",

@@ -88,6 +88,11 @@ def apply_setup(g: BloodberryGame, setup: dict[str, Any]) -> None:
     for key, strength in (setup.get("relations") or {}).items():
         a, b = key.split("|")
         t.rel(a, b).strength = int(strength)
+    for key, kind in (setup.get("hama") or {}).items():  # 破魔 blocks in force: {"user|target": check kind} (A20)
+        user, target = key.split("|")
+        if user not in t.chars or target not in t.chars:
+            raise ValueError(f"setup.hama: unknown character in {key!r}")
+        t.hama[(user, target)] = kind
     g.known_npcs.update(setup.get("known_npcs") or [])
     if "participants" in setup:
         g.participants = list(setup["participants"])
@@ -114,7 +119,8 @@ def run_procedure(g: BloodberryGame, proc: dict[str, Any]) -> Gen:
         if in_cf:
             g.cf_camp = args.get("camp", "pcs")
             g.t.camp_cap.setdefault(g.cf_camp, int(args.get("cap", 1)))
-        out["result"] = yield from g.relation_check(a, p, args["type"], second, in_cf=in_cf)
+        # relation: which of the active's relations with the passive ("<passive>#2": the second, A34 double)
+        out["result"] = yield from g.relation_check(a, p, args["type"], second, in_cf=in_cf, rel=args.get("relation"))
     elif name == "curse_check":
         target = ch[args["target"]]
         if "curse" in args:

@@ -219,6 +219,109 @@ class FlagMapData(_M):
     hands: dict[str, list[str]] | None = Field(None, description="examples only: each camp's starting hand")
 
 
+#: the shoe of a flag map: two 52-card decks, no jokers (§7.6 FM_SETUP, §7.4, G8)
+SHOE_SIZE = 104
+
+
+def flag_map_problem(fm: FlagMapData, pcs: list[str], face_card_numeric: int | None = None) -> str | None:
+    """What makes a flag map unplayable (§7.6), as ``<field>: <problem>`` under the map, or None.
+
+    Play needs: a flag on every place (§7.6 [1]: the GM names "the places where the flags are"; a place without one
+    never moves the map on); every flag on a place and no flag waiting for itself through ``requires`` (else it, and
+    every flag after it, the end flag included, can never be raised and the map runs to its safety cap); hands of
+    places × 2 cards for every camp out of the 104-card shoe (§7.6 [1], G8: more than that crashed the deal with
+    "no card left in the deck"); every condition fillable by distinct cards of the shoe; and, for examples, a stacked
+    ``deck`` and ``hands`` of real, distinct cards for known camps."""
+    from .cards import Card, full_shoe, parse_card, slot_accepts
+
+    for pl in fm.places:
+        if pl.flag is None:
+            return (f"places.{pl.id}.flag: missing; every place holds a flag (§7.6 [1]: the GM names the places where "
+                    "the flags are); a place without one can never move the flag map on")
+    held = {pl.flag for pl in fm.places}
+    flags = {f.id: f for f in fm.flags}
+    for f in fm.flags:
+        if f.id not in held:
+            return (f"flags.{f.id}: no place holds this flag, so it can never be raised (§7.6 [3])"
+                    + ("; the flag map could never end" if f.kind == "end" else ""))
+    for f in fm.flags:  # a requires chain that comes back to itself: none of its flags can ever be raised
+        path, todo = [f.id], [(f.id, iter(f.requires))]
+        while todo:
+            fid, it = todo[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                todo.pop()
+                path.pop()
+                continue
+            if nxt == f.id:
+                return f"flags.{f.id}.requires: a cycle {' → '.join(path + [nxt])}; none of these flags can ever be raised"
+            if nxt in flags and nxt not in path:
+                path.append(nxt)
+                todo.append((nxt, iter(flags[nxt].requires)))
+    seen: set[str] = set()
+    for m in (m for c in fm.camps for m in c.members):
+        if m in seen:
+            return f"camps: {m!r} is in two camps"
+        seen.add(m)
+    for camp in fm.camps:
+        if len({m in pcs for m in camp.members}) > 1:
+            return f"camps.{camp.id}: a camp is either PCs or NPCs"
+    camp_ids = [c.id for c in fm.camps] or ["pcs"]
+    if fm.hands is not None and fm.deck is None:
+        return "hands: starting hands are only for a stacked deck (give deck as well, examples only)"
+    listed: set[str] = set()
+    cards: list[tuple[str, str]] = [(f"deck[{i}]", x) for i, x in enumerate(fm.deck or [])]
+    for cid, hand in (fm.hands or {}).items():
+        if cid not in camp_ids:
+            return f"hands.{cid}: unknown camp (camps: {', '.join(camp_ids)})"
+        cards += [(f"hands.{cid}[{i}]", x) for i, x in enumerate(hand)]
+    for where, text in cards:
+        try:
+            card: Card = parse_card(text)
+        except (ValueError, IndexError) as e:
+            return f"{where}: {e if str(e).startswith('not a card') else f'not a card: {text!r}'}"
+        if card.id in listed:
+            return f"{where}: the card {card.id} is listed twice (two decks: each card has copies #1 and #2)"
+        listed.add(card.id)
+    per_camp = len(fm.places) * 2
+    hands = fm.hands or {}  # (only with a stacked deck, checked above)
+    dealt = sum(len(hands[c]) if c in hands else per_camp for c in camp_ids)
+    if dealt > SHOE_SIZE:
+        return (f"places: {len(fm.places)} places deal {per_camp} cards (places × 2, §7.6 [1]) to each of "
+                f"{len(camp_ids)} camps, {dealt} cards, more than the {SHOE_SIZE} cards of the shoe (two decks, G8)")
+    shoe = full_shoe()
+    for pl in fm.places:
+        fits: list[list[int]] = []
+        for i, slot in enumerate(pl.condition):
+            ok = [k for k, c in enumerate(shoe) if slot_accepts(slot.model_dump(exclude_none=True), c, face_card_numeric)]
+            if not ok:
+                spec = slot.model_dump(exclude_none=True)
+                why = " (face cards have no number, A25)" if "face" in spec and ("min" in spec or "max" in spec) else ""
+                return f"places.{pl.id}.condition[{i}]: no card of the two decks fits this slot {spec}{why}"
+            fits.append(ok)
+        if not _fill(fits):
+            return (f"places.{pl.id}.condition: no set of distinct cards of the shoe fills its {len(fits)} slots at once "
+                    "(two decks: two copies of each card)")
+    return None
+
+
+def _fill(fits: list[list[int]]) -> bool:
+    """Whether every slot gets its own card (bipartite matching, slots → card indices)."""
+    owner: dict[int, int] = {}
+
+    def place(i: int, seen: set[int]) -> bool:
+        for k in fits[i]:
+            if k in seen:
+                continue
+            seen.add(k)
+            if k not in owner or place(owner[k], seen):
+                owner[k] = i
+                return True
+        return False
+
+    return all(place(i, set()) for i in range(len(fits)))
+
+
 class SceneData(_M):
     id: str = Field(pattern=ID)
     title: str
@@ -270,17 +373,28 @@ class BloodberryScenario(ScenarioBase):
         dup = {x for x in everyone if everyone.count(x) > 1}
         if dup or "gm" in everyone:
             raise ValueError(f"character ids must be unique and not 'gm': {sorted(dup) or ['gm']}")
+        from .state import split_ref
+
+        double = self.config.two_pc_relations == "double" and len(pcs) == 2  # A34: "<pc>#2" is the second relation
         for p in self.pcs:
             for partner, emos in p.emotions.items():
-                if partner not in pcs:
-                    raise ValueError(f"pcs.{p.id}.emotions: unknown PC {partner!r}")
+                pid, n = split_ref(partner)
+                if pid not in pcs or (n == 2 and not double):
+                    extra = "; '<pc>#2' (the second relation) only with two PCs and two_pc_relations: double" if n == 2 else ""
+                    raise ValueError(f"pcs.{p.id}.emotions: unknown PC {partner!r}{extra}")
                 for e in emos:
                     if not e:
                         raise ValueError(f"pcs.{p.id}.emotions: empty emotion")
+        named: dict[str, int] = {}
         for r in self.relations:
             for x in r.between:
                 if x not in pcs:
                     raise ValueError(f"relations: unknown PC {x!r} (PCs: {', '.join(pcs)})")
+            between = "|".join(sorted(r.between))
+            named[between] = named.get(between, 0) + 1
+            if double and named[between] > 2:
+                raise ValueError(f"relations: {r.between[0]} and {r.between[1]} have two relations (A34 double), "
+                                 "named by the pair's first two entries; a third is one too many")
         for k in self.gm_victory_conditions:
             if k not in pcs:
                 raise ValueError(f"gm_victory_conditions: unknown PC {k!r}")
@@ -328,7 +442,7 @@ class BloodberryScenario(ScenarioBase):
         from .game import ring_partners
         from .state import majority_classes, sheet_problems
 
-        ring = ring_partners(pcs)
+        ring = ring_partners(pcs, double)
         for i, p in enumerate(self.pcs):
             majority = majority_classes(p.basic_skills)
             cls = p.class_ or (majority[0] if majority else None)
@@ -372,6 +486,9 @@ class BloodberryScenario(ScenarioBase):
                 for m in camp.members:
                     if m not in pcs + npcs:
                         raise ValueError(f"scenes.{s.id}.flag_map.camps.{camp.id}: unknown member {m!r}")
+            problem = flag_map_problem(fm, pcs, self.config.face_card_numeric)
+            if problem is not None:
+                raise ValueError(f"scenes.{s.id}.flag_map.{problem}")
             for k in fm.subevents:
                 if k not in ("♠", "♣", "♥", "♦", "any"):
                     raise ValueError(f"scenes.{s.id}.flag_map.subevents: key {k!r} is not a suit (♠♣♥♦) or 'any'")

@@ -8,11 +8,30 @@ from typing import Any
 
 from .data import ABILITIES, BASIC_SKILLS, CLASS_SKILLS, CLASSES, RACE_SKILLS
 
-__all__ = ["SkillState", "Char", "Relation", "Table", "pair", "majority_classes", "sheet_problems"]
+__all__ = ["SkillState", "Char", "Relation", "Table", "pair", "majority_classes", "sheet_problems", "SECOND", "split_ref",
+           "rel_key"]
 
 
 def pair(a: str, b: str) -> tuple[str, str]:
     return (a, b) if a < b else (b, a)
+
+
+#: A34 ``two_pc_relations = double``: two PCs have two relations, the ring's PC1–PC2 and its closing PC2–PC1. A
+#: character names its relations by partner: ``"beni"`` is the first (the only one otherwise), ``"beni#2"`` the second.
+SECOND = "#2"
+
+
+def split_ref(ref: str) -> tuple[str, int]:
+    """A relation reference (``"beni"`` or ``"beni#2"``) as (partner id, 1 or 2)."""
+    return (ref[: -len(SECOND)], 2) if ref.endswith(SECOND) else (ref, 1)
+
+
+def rel_key(a: str, ref: str) -> tuple[str, str]:
+    """The table key of ``a``'s relation ``ref``: the pair in id order, the second relation marked on its second id
+    (``("aoi", "beni#2")``), so that both relations of a pair are one key each, whoever names them."""
+    b, n = split_ref(ref)
+    lo, hi = pair(a, b)
+    return (lo, hi) if n == 1 else (lo, hi + SECOND)
 
 
 @dataclass(slots=True)
@@ -163,6 +182,8 @@ class Table:
     clues: list[str] = field(default_factory=list)
     #: 破魔 blocks: (user, target) -> blocked check kind
     hama: dict[tuple[str, str], str] = field(default_factory=dict)
+    #: 破魔 on the other of two PCs with two relations (A34 double): (user, target) -> the relation it wears down
+    hama_rel: dict[tuple[str, str], str] = field(default_factory=dict)
 
     _pcs_cache: tuple[int, list[Char]] | None = None
 
@@ -174,14 +195,15 @@ class Table:
         return cache[1]
 
     def rel(self, a: str, b: str) -> Relation:
-        k = pair(a, b)
+        """``a``'s relation ``b`` (a partner id, or ``"<id>#2"`` for the second relation of two PCs, A34)."""
+        k = rel_key(a, b)
         r = self.relations.get(k)
         if r is None:
             r = self.relations[k] = Relation("")
         return r
 
     def strength(self, a: str, b: str) -> int:
-        r = self.relations.get(pair(a, b))
+        r = self.relations.get(rel_key(a, b))
         return r.strength if r is not None else 0
 
     def snap(self) -> dict[str, Any]:
@@ -194,6 +216,7 @@ class Table:
             "flags": sorted(self.flags),
             "clues": list(self.clues),
             "hama": {f"{u}|{t}": k for (u, t), k in sorted(self.hama.items())},
+            **({"hama_relation": {f"{u}|{t}": r for (u, t), r in sorted(self.hama_rel.items())}} if self.hama_rel else {}),
         }
 
 
