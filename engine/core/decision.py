@@ -451,7 +451,8 @@ class Decision:
         ``{"payload": ...}`` for payload decisions, each with optional ``text`` (speech) and ``note`` (game text).
         A mapping is read as an envelope only in those shapes, so a payload whose model has fields named
         ``choice`` or ``text`` is a payload, not an envelope."""
-        if type(raw) is str and self.pick is None and self.payload_model is None and self.options is not None:
+        if type(raw) is str and self.pick is None and self.payload_model is None and self.options is not None \
+                and not self.notes:  # with notes, a bare id goes the long way: a required note must be refused
             if raw in self.option_ids:  # the common case first: one option id, as scripted policies answer
                 return Answer(choice=raw)
         text: Any = None

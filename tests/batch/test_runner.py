@@ -9,6 +9,8 @@ from agent.batch.runner import BatchError, run_batch, session_seeds
 
 from .conftest import INOIRI, YOGARIBITO, comparable
 
+CAPPED = {"max_combat_rounds": 1}
+
 
 def test_seed_scheme():
     assert session_seeds(0, 3) == [0, 1, 2]
@@ -18,7 +20,9 @@ def test_seed_scheme():
 @pytest.fixture(scope="module")
 def local_one():
     calls = []
-    agg = run_batch(YOGARIBITO, 30, ["all=scripted"], 0, jobs=1, chunk=7, progress=lambda d, t: calls.append((d, t)))
+    # one combat round at most: fights end at the cap, so the batch has stalled sessions to report
+    agg = run_batch(YOGARIBITO, 30, ["all=scripted"], 0, jobs=1, chunk=7, progress=lambda d, t: calls.append((d, t)),
+                    config=CAPPED)
     return agg.report(), calls
 
 
@@ -26,13 +30,14 @@ def test_local_batch_report(local_one, tmp_path):
     rep, calls = local_one
     assert rep["sessions"]["runs"] == 30 and rep["sessions"]["failed"] == 0
     assert calls[0] == (0, 30) and calls[-1] == (30, 30) and len(calls) == 1 + 5  # chunks of 7
-    assert rep["stalled"]["count"] == len([x for x in rep["stalled"]["items"]]) >= 1
+    assert rep["stalled"]["count"] >= len(rep["stalled"]["items"]) >= 1  # the report lists the first seeds only
     assert all(a["seed"] < b["seed"] for a, b in zip(rep["stalled"]["items"], rep["stalled"]["items"][1:]))
 
 
 def test_jobs_2_gives_the_same_numbers(local_one, tmp_path):
     rep, _ = local_one
-    two = run_batch(YOGARIBITO, 30, ["all=scripted"], 0, jobs=2, chunk=4, problem_logs_dir=tmp_path / "logs").report()
+    two = run_batch(YOGARIBITO, 30, ["all=scripted"], 0, jobs=2, chunk=4, problem_logs_dir=tmp_path / "logs",
+                    config=CAPPED).report()
     assert comparable(two) == comparable(rep)
     assert json.dumps(comparable(two), sort_keys=True) == json.dumps(comparable(rep), sort_keys=True)
     # stalled sessions were re-run with a log

@@ -20,22 +20,22 @@ def test_yogaribito_seed_1_summary():
     assert s["ending"] == "objective_achieved"
     assert s["pcs"] == {"jin": "alive", "mio": "alive"}
     assert s["outcomes"] == {"fight m_ghouls": "pcs_win", "fight climax": "pcs_win"}
-    assert s["decisions"] == 279
-    assert sum(s["decision_kinds"].values()) == 279
-    assert s["decision_kinds"]["ck.luck"] == 35
+    assert s["decisions"] == 206
+    assert sum(s["decision_kinds"].values()) == 206
+    assert s["decision_kinds"]["ck.luck"] == 21
     assert s["scenes"] == ["op_jin", "op_mio", "m_investigate", "m_school", "m_count", "m_ghouls", "m_preparation",
                            "climax", "ending"]
     assert s["topics"]["scene"] == 9
     assert s["caps"] == []
     hit = s["checks"]["hit"]
-    assert (hit["n"], hit["judged"], hit["succ"], hit["p_n"], hit["p_succ"]) == (25, 25, 22, 25, 20)
+    assert (hit["n"], hit["judged"], hit["succ"], hit["p_n"], hit["p_succ"]) == (15, 15, 13, 15, 13)
     assert s["checks"]["damage"]["judged"] == 0  # a result, not a roll
     # "at the end" = when the afterplay began: scenario end restores every survivor to base, which would hide the
-    # fight (jin ends the climax at 命 5 of 13, mio spent all her 運)
-    assert s["resources_end"]["jin.life"] == 5 and s["resources_end"]["mio.luck"] == 0
-    assert s["resources_end"]["mio.soul"] == 1 and s["resources_end"]["jin.kagaribi"] == 0
+    # fight (mio spent all her 運 and most of her 魂)
+    assert s["resources_end"]["jin.life"] == 13 and s["resources_end"]["mio.luck"] == 0
+    assert s["resources_end"]["mio.soul"] == 3 and s["resources_end"]["jin.kagaribi"] == 0
     assert s["resources_by_scene"]["op_jin"]["jin.life"] == 13 and s["resources_by_scene"]["op_jin"]["mio.soul"] == 9
-    assert s["resources_by_scene"]["climax"]["mio.soul"] == 5
+    assert s["resources_by_scene"]["climax"]["mio.soul"] == 7
     assert "jin:silver_bullet" in s["effects"] and "jin:diamond_body" in s["effects_available"]
     # small, picklable and JSON-able
     assert pickle.loads(pickle.dumps(s)) == s
@@ -118,7 +118,7 @@ def test_play_one_lets_go_of_its_session():
 
 
 def test_replacement_pc_has_end_values_but_no_trajectory():
-    s = play_one(str(YOGARIBITO), ["all=scripted"], 4)  # mio dies in the climax; mio_2 replaces her afterwards
+    s = play_one(str(YOGARIBITO), ["all=scripted"], 34)  # mio dies in the climax; mio_2 replaces her afterwards
     assert s["pcs"].get("mio") == "dead" and "mio_2.life" in s["resources_end"]
     assert all(not k.startswith("mio_2.") for vals in s["resources_by_scene"].values() for k in vals)
 

@@ -175,3 +175,14 @@ def test_answers_are_bounded_in_size_so_one_answer_cannot_bloat_the_log():
         p.check({"items": ["x"] * 50_000})
     with pytest.raises(IllegalAnswer, match="characters"):
         p.check({"items": ["x" * 150_000, "y" * 150_000]})
+
+
+def test_a_bare_option_id_still_needs_its_required_note():
+    """The fast path for a bare option id skipped the note check: an option whose note is required was accepted
+    without it."""
+    d = Decision("gm", "gm.rule", "認める?", "§1", options=[Option("refuse", "却下"), Option("approve", "承認")],
+                 notes={"refuse": "required"})
+    with pytest.raises(IllegalAnswer, match="needs a text"):
+        d.check("refuse")
+    assert d.check({"choice": "refuse", "note": "万能すぎる"}).note == "万能すぎる"
+    assert d.check("approve").choice == "approve"

@@ -71,10 +71,23 @@ def luck_choice(faces: list[int], goal: int, eff: int, options: list[str]) -> st
     return f"set5:{i}"
 
 
+def _press_the_attack(c: dict[str, Any], faces: list[int], eff: int, options: list[str]) -> str:
+    """[HOUSE play, beyond D28] In the climax an attacker whose hit check succeeded spends 【運】 to raise it by one
+    (a die that is not 5/6 set to 5: a 1 first, else the lowest face): the final fight must end, and 【運】 left over
+    at the end of the scenario is wasted. With ``luck_window = after_both`` the defenses are known (``defenses``):
+    only when the +1 turns a tie with one of them into a hit."""
+    defenses = c.get("defenses")
+    if defenses is not None:
+        ties = [int(v) for v in defenses.values() if int(v) == eff]
+        return luck_choice(faces, eff + 1, eff, options) if ties else "none"
+    return luck_choice(faces, eff + 1, eff, options)
+
+
 def ck_luck(d: Decision, s: Session) -> Any:
     """D28: non-opposed or active side: if the check failed and one die set to 5 makes it succeed, do it.
     Passive side: against m = the active side's ach (+1 if critical), if own effective achievement < m and one die
-    set to 5 reaches m, do it. A 1 first, else the lowest face. Never reroll."""
+    set to 5 reaches m, do it. A 1 first, else the lowest face. Never reroll. [HOUSE play] a successful hit check
+    in the climax: ``_press_the_attack``."""
     c = _ctx(d)
     if c.get("kind") == "psychic_focus":
         return "none"
@@ -83,6 +96,8 @@ def ck_luck(d: Decision, s: Session) -> Any:
     crit = bool(c.get("crit"))
     if c.get("side") == "passive" and c.get("m") is not None:
         return luck_choice(faces, int(c["m"]), ach + (1 if crit else 0), d.option_ids)
+    if c.get("success") and c.get("kind") == "hit" and c.get("phase") == "climax":
+        return _press_the_attack(c, faces, ach + (1 if crit else 0), d.option_ids)
     if c.get("success"):
         return "none"
     return luck_choice(faces, int(c.get("target", 1)), ach, d.option_ids)

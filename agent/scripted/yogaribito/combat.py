@@ -4,6 +4,22 @@ Every function reads only the decision: its options and its context (``engine/sy
 ``battle_context``: the engagements, every combatant's visible values, the decider's attacks, items and costs). The
 GM side answers the same kinds for its characters, so the enemy policy is the same code with the §11.7 twists
 (vampire mist_form only with two or more PCs engaged; the sorcerer's brand_of_malice first).
+
+HOUSE rules of play (not rules of the game: what this policy chooses where §8's defaults left fights running to the
+HOUSE 12-round cap; engine/systems/yogaribito/DESIGN.md, "Scripted play and the round cap"):
+
+- **Re-arm** (D34, ``_rearm``): a weapon that cannot be used where it is (its hand disabled by 痛打表 row 2, or put
+  away) goes back into a usable slot by a weapon swap when it beats every usable attack by half again. Before, a
+  witch hunter whose gun hand was hit stabbed with his knife (4 dice against the count's 6) for the rest of the fight.
+- **Go to a fallen ally** (D34/D35, ``_rescue_dest``): a PC carrying a close-range heal (賦活剤, 《応急手当》,
+  《野戦治療》) moves or withdraws into the engagement of an ally who is 戦闘不能; D35's heal then lifts it (AMB-27).
+  Before, the one left standing never reached the other.
+- **Withdraw for range** (D35, ``_withdraw_for_range``, older): a ranged fighter stuck in melee steps back while an
+  ally holds the enemy.
+- **Keep soul for the climax** (``_spendable``, D33 blessing): outside the climax phase a PC pays no soul cost that
+  leaves it under half its base, and casts no 《祝福》; the climax is where the caster's 【魂】 decides the fight.
+- **Press the attack with 【運】** (agent/scripted/yogaribito/checks.py ``_press_the_attack``): a successful hit
+  check in the climax spends 【運】 to raise itself by one.
 """
 
 from __future__ import annotations
@@ -138,6 +154,18 @@ def _affordable(a: Mapping[str, Any], me: Mapping[str, Any]) -> bool:
     return True
 
 
+def _spendable(a: Mapping[str, Any], c: Mapping[str, Any]) -> bool:
+    """``_affordable``, and [HOUSE play] a PC keeps half its 【魂】 (rounded up) for the climax: outside the climax
+    phase it pays no soul cost that would leave less."""
+    me = _me(c)
+    if not _affordable(a, me):
+        return False
+    n = int((a.get("cost") or {}).get("soul", 0))
+    if not n or c.get("side") != "pc" or c.get("phase") in (None, "climax"):
+        return True
+    return int(me.get("soul", 0)) - n >= -(-int(me.get("soul_base", 0)) // 2)
+
+
 def best_attack(c: Mapping[str, Any], *, legal_only: bool = False) -> dict[str, Any] | None:
     m = _memo(c)
     key = ("best", legal_only)
@@ -148,7 +176,7 @@ def best_attack(c: Mapping[str, Any], *, legal_only: bool = False) -> dict[str, 
 
 def _best_attack(c: Mapping[str, Any], legal_only: bool) -> dict[str, Any] | None:
     me = _me(c)
-    atts = [a for a in c.get("attacks") or [] if _affordable(a, me) and not a.get("no_damage")]
+    atts = [a for a in c.get("attacks") or [] if _spendable(a, c) and not a.get("no_damage")]
     if legal_only:
         hostile = _foes(c)
         atts = [a for a in atts if not hostile.isdisjoint(a.get("targets", ()))]
@@ -204,7 +232,7 @@ def setup_feat(d: Decision, s: Session) -> Any:
         if "feat:ward" in ids and foes and int(me.get("soul", 0)) > 3:
             return "feat:ward"
     bless = [o for o in d.option_ids if o.startswith("feat:blessing:")]
-    if bless and int(me.get("soul", 0)) >= 6:
+    if bless and int(me.get("soul", 0)) >= 6 and (c.get("phase") == "climax" or c.get("side") != "pc"):
         abilities = c.get("attack_abilities") or {}
         return max(bless, key=lambda o: (abilities.get(o.split(":")[2], 0),
                                          -bless.index(o)))
@@ -229,6 +257,12 @@ def minor(d: Decision, s: Session) -> Any:
             uid = o.split(":")[1]
             if any(it.get("uid") == uid and it.get("item") == want for it in c.get("items") or []):
                 return o
+    rescue = _rescue_dest(d, c, "move:")
+    if rescue:
+        return rescue
+    rearm = _rearm(d, c)
+    if rearm:
+        return rearm
     # (the best attack is worked out only when an option depends on it: a move, or a damage-boost feat)
     if any(o.startswith("move:") for o in d.option_ids) and _needs_to_move(c):
         dest = _most_enemies_dest(d, c, "move:")
@@ -245,6 +279,71 @@ def minor(d: Decision, s: Session) -> Any:
                 "all_out_attack", {})}, me) and not _low(me):
             return "feat:all_out_attack"
     return "none"
+
+
+#: heals that need the healer in the patient's engagement (range close); healing_prayer reaches the whole scene
+CLOSE_HEALS = ("field_dressing", "first_aid")
+
+
+def _close_heal(c: Mapping[str, Any]) -> bool:
+    """The decider can heal someone else at close range now: a revitalizer left, or a close heal feat it can pay
+    for without its own zero trigger."""
+    if any(it.get("item") == "revitalizer" and (it.get("uses_left") or 0) > 0 for it in c.get("items") or []):
+        return True
+    ok = c.get("cost_ok") or {}
+    me = _me(c)
+    return any(ok.get(f) and _affordable({"cost": (c.get("costs") or {}).get(f, {})}, me) for f in CLOSE_HEALS)
+
+
+def _rescue_dest(d: Decision, c: Mapping[str, Any], prefix: str) -> str | None:
+    """[HOUSE play, beyond D34/D35] Go to a fallen ally: an ally who is 戦闘不能 (not dead, not awakened) in another
+    engagement, and the decider carries a close-range heal (賦活剤, 《応急手当》, 《野戦治療》: healing by 1 point
+    lifts 戦闘不能, AMB-27) → move (minor) or withdraw (major) into that engagement; D35's heal rule then treats the
+    ally there. Without it a pair of PCs whose healer fell stays split: the one left standing cannot reach the
+    other's revitalizer range, and the fight can run to the round cap."""
+    opts = [o for o in d.option_ids if o.startswith(prefix)]
+    if not opts or _memo(c).get("no_rescue"):
+        return None
+    me = _me(c)
+    ch = _chars(c)
+    mine = c.get("engagement")
+    down = [i for i, x in ch.items() if i != c.get("me") and not _hostile(c, i) and not x.get("able")
+            and not x.get("dead") and not x.get("awakened") and x.get("engagement") not in (None, mine)]
+    if not down or me.get("awakened") or not _close_heal(c):
+        _memo(c)["no_rescue"] = True
+        return None
+    for i in down:
+        o = f"{prefix}{ch[i]['engagement']}"
+        if o in opts:
+            return o
+    return None
+
+
+def _rearm(d: Decision, c: Mapping[str, Any]) -> str | None:
+    """[HOUSE play, beyond D34] Take a better weapon back in hand: when a weapon the decider owns cannot be used
+    where it is (its hand was disabled by 痛打表 row 2, or it was put away) and a weapon swap puts it into a usable
+    slot, and its expected damage beats every attack usable now by half again, swap it (minor action; a slot used
+    for the first time costs 【燎】 1, §4.3). Without it a witch hunter whose gun hand was hit fights on with a knife
+    against a defense it can hardly beat."""
+    swaps = [o for o in d.option_ids if o.startswith("swap:")]
+    if not swaps:
+        return None
+    usable = {a.get("source") for a in c.get("attacks") or []}
+    now = best_attack(c)
+    now_score = attack_score(now, c) if now is not None else 0.0
+    items = {it.get("uid"): it for it in c.get("items") or []}
+    best: tuple[float, str] | None = None
+    for o in swaps:
+        _, uid, _slot = o.split(":", 2)
+        it = items.get(uid)
+        w = (it or {}).get("weapon")
+        if not w or uid in usable:
+            continue
+        pool = int(w.get("pool", 0))
+        score = float(w.get("avg_damage", 0.0)) * min(1.0, 0.35 + 0.12 * pool)
+        if score >= 1.5 * now_score + 0.5 and (best is None or score > best[0]):
+            best = (score, o)
+    return best[1] if best else None
 
 
 def _heal_option(d: Decision, c: Mapping[str, Any]) -> str | None:
@@ -312,6 +411,9 @@ def major(d: Decision, s: Session) -> Any:
     heal = _heal_option(d, c)
     if heal:
         return heal
+    rescue = _rescue_dest(d, c, "withdraw:") or _rescue_dest(d, c, "move:")
+    if rescue:
+        return rescue
     if "remove:bound" in d.option_ids and _needs_to_move(c):
         return "remove:bound"
     if "remove:weapon_sealed" in d.option_ids and not any(o.startswith("attack:") for o in d.option_ids):
@@ -322,7 +424,7 @@ def major(d: Decision, s: Session) -> Any:
     hostile = _foes(c)
     me = _me(c)
     atts = [a for a in c.get("attacks") or [] if f"attack:{a['source']}" in offered]
-    atts = [a for a in atts if not hostile.isdisjoint(a.get("targets", ())) and _affordable(a, me)
+    atts = [a for a in atts if not hostile.isdisjoint(a.get("targets", ())) and _spendable(a, c)
             and not a.get("no_damage")]
     best = max(atts, key=lambda a: (attack_score(a, c), -int(sum((a.get("cost") or {}).values())))) if atts else None
     step_back = _withdraw_for_range(d, c, attack_score(best, c) if best else 0.0)

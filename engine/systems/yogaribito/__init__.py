@@ -15,7 +15,7 @@ from .scenario import YogaribitoScenario
 
 __all__ = ["INFO", "YogaribitoConfig", "YogaribitoScenario", "VERSION"]
 
-VERSION = "0.2.0"
+VERSION = "0.3.0"
 _ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -46,7 +46,7 @@ INFO = register_system(
         machines=MACHINES,
         config_model=YogaribitoConfig,
         spec="yogaribito.md",
-        sample_scenarios=(_scenarios() / "night_of_the_count.yaml",),
+        sample_scenarios=(_scenarios() / "night_of_the_count.yaml", _scenarios() / "belfry_of_black_wings.yaml"),
         # the worked examples ship inside the package (examples/), so that `trpg examples` works in any install
         examples=tuple(Path(__file__).resolve().parent / "examples" / f"yogaribito_{p}.yaml" for p in ("checks", "combat", "creation")),
         description="異能伝奇アクション: 判定は【心】【技】【体】の個数のダイスで5・6を数える。燎・運・財、覚醒、エンゲージ戦闘。",
@@ -55,5 +55,6 @@ INFO = register_system(
         compact_observation=compact_observation,
         panels=_panels,
         report=REPORT,
+        invariants=__import__(f"{__name__}.invariants", fromlist=["invariants"]).invariants,  # trpg fuzz
     )
 )

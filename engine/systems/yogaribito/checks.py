@@ -541,9 +541,11 @@ class ChecksMixin(GameBase):
         return pairs, refused
 
     def luck_step(self, c: Character, res: CheckResult, *, label: str, side: str | None = None,
-                  opponent: CheckResult | None = None, log: bool = True) -> Gen:
+                  opponent: CheckResult | None = None, log: bool = True,
+                  extra_context: dict[str, Any] | None = None) -> Gen:
         """F (D28): once per check, 【運】 ≥ 1: set one die to 5, or reroll the whole check (not on a fumble; a 束縛
-        defense rerolls both rolls). ``log``: emit a ``luck`` check event (for a deferred window, AMB-09)."""
+        defense rerolls both rolls). ``log``: emit a ``luck`` check event (for a deferred window, AMB-09).
+        ``extra_context``: more keys for the decision's context (an attack's after_both window: the defenses)."""
         if res.luck is not None or res.pool <= 0 or c.current.get("luck", 0) < 1 or res.cancelled:
             return res
         pairs, refused = self.luck_options(c, res)
@@ -553,7 +555,7 @@ class ChecksMixin(GameBase):
             pairs, refused=refused,
             context={"kind": res.kind, "side": side, "faces": list(res.faces), "target": res.target,
                      "ach": res.ach, "crit": res.crit, "success": res.success, "fumble": res.fumble, "m": m,
-                     "luck": c.current.get("luck", 0)})
+                     "luck": c.current.get("luck", 0), "phase": self.t.phase, **(extra_context or {})})
         if choice == "none":
             return res
         self.set_current(c, "luck", c.current["luck"] - 1, "§5.4 運", label)

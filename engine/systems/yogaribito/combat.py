@@ -1100,14 +1100,22 @@ class CombatMixin(ChecksMixin):
                 bonus_dice.append(Formula(int(e["dice"]), int(e.get("sides", 6)), int(e.get("plus", 0))))
                 self._drop_effects(c, lambda x, e=e: x is e, "§11.3", f"{e['id']} used")
         # 3. one hit check for every target
-        hit = yield from self.run_check(
-            c, "hit", src.ability, 1, label=f"{src.name}の命中判定", rule="§7.5 hit",
-            context={"side": "active", "targets": [t.id for t in tgts], "attack_attribute": src.attribute,
-                     "source": src.id})
+        after_both = self.cfg.luck_window == "after_both"
+        hit_ctx: dict[str, Any] = {"side": "active", "targets": [t.id for t in tgts],
+                                   "attack_attribute": src.attribute, "source": src.id}
+        if after_both:
+            hit_ctx["defer_luck"] = True
+        hit = yield from self.run_check(c, "hit", src.ability, 1, label=f"{src.name}の命中判定", rule="§7.5 hit",
+                                        context=hit_ctx)
         out["hit_check"] = {"ach": hit.ach, "crit": hit.crit, "success": hit.success}
         if hit.cancelled:
             out["cancelled"] = True
             return out
+        # AMB-09 after_both: every defense first, then the attacker's one window, then each defender's
+        pre: dict[str, tuple[str | None, CheckResult | None]] = {}
+        if after_both:
+            yield from self._after_both_windows(c, src, tgts, hit, pre)
+            out["hit_check"] = {"ach": hit.ach, "crit": hit.crit, "success": hit.success}
         results: list[_Hit] = []
         per_attack_bonus: str | None = None
         for t in tgts:
@@ -1117,7 +1125,22 @@ class CombatMixin(ChecksMixin):
             if hit.success and t.able and not (self.helpless(t) and not self.cfg.helpless_can_defend):
                 defended = True
             a_eff = hit.ach
-            if hit.success:
+            if hit.success and t.id in pre:
+                bonus, d_pre = pre[t.id]
+                h.bonus = bonus if hit.crit else None  # a reroll may have taken the critical away
+                if d_pre is not None:
+                    h.d_eff = d_pre.eff
+                else:
+                    h.d_eff = 0
+                    self.ctx.info("helpless", f"{t.name} は防御判定を行えない", who=t.id)
+                if hit.crit and h.bonus is None:
+                    h.bonus = per_attack_bonus or (yield from self._crit_bonus(c, src, t, hit, h.d_eff))
+                    if self.cfg.multi_target_crit_choice == "per_attack":
+                        per_attack_bonus = h.bonus
+                if h.bonus == "ach":
+                    a_eff += 1
+                h.hit = a_eff > h.d_eff
+            elif hit.success:
                 if hit.crit and self.cfg.attack_crit_choice_timing == "before_defense":
                     h.bonus = per_attack_bonus or (yield from self._crit_bonus(c, src, t, hit, None))
                     if self.cfg.multi_target_crit_choice == "per_attack":
@@ -1177,6 +1200,43 @@ class CombatMixin(ChecksMixin):
             out["damage"][t.id] = h.damage
             self.check_combat_end()
         return out
+
+    def _after_both_windows(self, c: Character, src: AttackSource, tgts: list[Character], hit: CheckResult,
+                            pre: dict[str, tuple[str | None, CheckResult | None]]) -> Gen:
+        """§5.5 / AMB-09 with ``luck_window = after_both`` in an attack (§7.5): the hit check is ONE check for every
+        target and 【運】 is usable once per check (§5.4), so the attacker has ONE window, after every defense of the
+        attack is rolled (a single target: after both rolls; an area: after all of them); then each defender, in
+        declared order, against the final hit. A failed hit rolls no defense: its window is at once (as in
+        ``opposed``); if 【運】 makes it succeed, the defenses are rolled and only the defenders' windows remain.
+        Fills ``pre``: target id → (a ``before_defense`` critical choice, the defense check or None if helpless)."""
+        label = f"{src.name}の命中判定"
+        if not hit.success:
+            yield from self.luck_step(c, hit, label=label, side="active")
+            if not hit.success:
+                return None
+        defenses: list[tuple[Character, CheckResult]] = []
+        per_attack_bonus: str | None = None
+        for t in tgts:
+            bonus: str | None = None
+            if hit.crit and self.cfg.attack_crit_choice_timing == "before_defense":
+                bonus = per_attack_bonus or (yield from self._crit_bonus(c, src, t, hit, None))
+                if self.cfg.multi_target_crit_choice == "per_attack":
+                    per_attack_bonus = bonus
+            d: CheckResult | None = None
+            if t.able and not (self.helpless(t) and not self.cfg.helpless_can_defend):
+                d = yield from self.run_check(
+                    t, "defense", None, 1, label=f"{src.name}に対する防御判定", rule="§7.5 defense",
+                    context={"side": "passive", "attacker": c.id, "attack_attribute": src.attribute,
+                             "source": src.id, "defer_luck": True}, opponent=hit)
+                defenses.append((t, d))
+            pre[t.id] = (bonus, d)
+        yield from self.luck_step(c, hit, label=label, side="active",
+                                  extra_context={"defenses": {t.id: d.eff for t, d in defenses}})
+        for t, d in defenses:
+            if not hit.success:  # the attacker's reroll failed: nothing is left to defend against
+                break
+            yield from self.luck_step(t, d, label=f"{src.name}に対する防御判定", side="passive", opponent=hit)
+        return None
 
     def _crit_bonus(self, c: Character, src: AttackSource, t: Character, hit: CheckResult, d_eff: int | None) -> Gen:
         ans = yield from self.choose(
@@ -1550,23 +1610,36 @@ def _k_costs(g: CombatMixin, me: Character, bf: Battlefield | None) -> dict[str,
 _BATTLE_KEYS: dict[str, Any] = {
     "round": lambda g, me, bf: bf.round if bf else 0,
     "time_of_day": lambda g, me, bf: g.t.time_of_day,
+    "phase": lambda g, me, bf: g.t.phase,
     "engagements": _k_engagements,
     "chars": _k_chars,
     "attack_abilities": _k_attack_abilities,
 }
 #: battle context keys that restate the observation (its ``battlefield`` and ``characters``): not shown in prompts
-_REPEATS = frozenset({"round", "time_of_day", "engagements", "chars"})
+_REPEATS = frozenset({"round", "time_of_day", "phase", "engagements", "chars"})
 _BATTLE_KEYS_ME: dict[str, Any] = {
     **_BATTLE_KEYS,
     "me": lambda g, me, bf: me.id,
     "side": lambda g, me, bf: me.side,
     "engagement": lambda g, me, bf: g.engagement_of(me) if bf else None,
     "attacks": lambda g, me, bf: g._attack_views(me),
-    "items": lambda g, me, bf: [{"uid": it.uid, "item": it.item, "slot": it.slot, "uses_left": it.uses_left}
-                                for it in me.items],
+    "items": lambda g, me, bf: [_item_view(me, it) for it in me.items],
     "cost_ok": _k_cost_ok,
     "costs": _k_costs,
 }
+
+
+def _item_view(me: Character, it: ItemState) -> dict[str, Any]:
+    """One of the decider's items; a weapon also shows what it would attack with (for a swap back into a usable
+    slot: an item the decider cannot use now is not among its ``attacks``)."""
+    v: dict[str, Any] = {"uid": it.uid, "item": it.item, "slot": it.slot, "uses_left": it.uses_left}
+    d = item_data(it.item)
+    if d.type == "weapon" and d.damage is not None:
+        f = d.damage
+        v["weapon"] = {"range": d.range, "target": d.target, "ability": d.check, "categories": list(d.categories),
+                       "pool": me.current.get(d.check or "", 0),
+                       "avg_damage": f.dice * (3.5 if f.sides == 6 else 2.0) + f.plus}
+    return v
 
 
 @functools.lru_cache(maxsize=4096)

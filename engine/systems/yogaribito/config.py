@@ -20,6 +20,10 @@ class YogaribitoConfig(BaseModel):
     xp_can_raise_kagaribi: bool = Field(False, description="AMB-05")
     general_pool_floor: Literal[0, 1] = Field(0, description="AMB-06")
     flare_doubles_bought_dice: bool = Field(True, description="AMB-07")
+    #: AMB-09: ``own_roll`` = each side right after its own roll; ``after_both`` = after both rolls, the active side
+    #: first, then the passive side. In an attack (§7.5) the hit check is one check for every target and 【運】 is
+    #: once per check, so with ``after_both`` the attacker decides ONCE, after every defense of the attack is rolled
+    #: (an area attack: after all of them), then each defender in declared order (DESIGN.md, "Rule readings").
     luck_window: Literal["own_roll", "after_both"] = Field("own_roll", description="AMB-09")
     attack_crit_choice_timing: Literal["after_defense", "before_defense"] = Field("after_defense", description="AMB-11")
     multi_target_crit_choice: Literal["per_target", "per_attack"] = Field("per_target", description="AMB-11")

@@ -17,6 +17,7 @@ from ...core.visibility import GM, Secret
 from .afterplay import AfterplayMixin
 from .arms import ITEMS
 from .base import GameBase, Gen
+from .campaign import CampaignError, YogaribitoCampaign, read_campaign
 from .checks import ChecksMixin
 from .combat import CombatMixin
 from .config import YogaribitoConfig
@@ -62,6 +63,8 @@ class YogaribitoGame(AfterplayMixin, CreationMixin, CombatMixin, ChecksMixin, Ga
         self.fights: dict[str, str] = {}  # scene id -> combat outcome
         self.info_level: dict[str, int] = {}  # info id -> highest tier index disclosed (0-based), PCs share it
         self.proposals: list[str] = []
+        self._camp: YogaribitoCampaign | None = None  # the campaign option, checked on first use (_campaign)
+        self._camp_pcs: dict[str, Character] = {}
         # the PCs are built at the table (D01–D16): the scenario has a creation section and no PCs, or the player
         # asked for it (``--create``): then the scenario's PCs are built anew under their ids (the scenes name them)
         self.creating = (bool(self.sc.creation) and not self.sc.pcs) or bool(ctx.options.get("create_pcs"))
@@ -191,19 +194,39 @@ class YogaribitoGame(AfterplayMixin, CreationMixin, CombatMixin, ChecksMixin, Ga
         self.t.chars[c.id] = c
         return c
 
-    def _campaign(self) -> dict[str, Any]:
-        camp = self.ctx.options.get("campaign") or {}
-        return camp if isinstance(camp, dict) else {}
+    def _campaign(self) -> YogaribitoCampaign:
+        """The session option ``campaign`` (``--campaign FILE``) checked by ``campaign.read_campaign`` (an empty
+        campaign when there is none); its PCs are kept for ``_load_pcs``."""
+        if self._camp is None:
+            data = self.ctx.options.get("campaign")
+            if data is None:
+                self._camp, self._camp_pcs = YogaribitoCampaign(), {}
+            else:
+                source = str(self.ctx.options.get("campaign_file") or "campaign")
+                self._camp, self._camp_pcs = read_campaign(data, cfg=self.cfg, source=source)
+        return self._camp
 
     def _load_pcs(self) -> None:
         """The scenario's PCs; in a campaign (``--campaign``) the PCs carried over replace the scenario's sheets of
-        the same id and the others join them (a replacement PC of an earlier session, for instance)."""
-        carried = dict(self._campaign().get("pcs") or {})
+        the same id and the others join them (a replacement PC of an earlier session, for instance). A scenario PC
+        the campaign lists as dead is not seated (§7.11.4: a dead PC is removed; its replacement plays instead)."""
+        camp = self._campaign()
+        carried = dict(self._camp_pcs)
         for sheet in self.sc.pcs:
-            d = carried.pop(sheet.id, None) or sheet.model_dump(exclude_none=True, by_alias=True)
-            self.add_character(self._pc_from(d, sheet.id))
-        for pid, d in carried.items():
-            self.add_character(self._pc_from(d, pid))
+            c = carried.pop(sheet.id, None)
+            if c is not None:
+                self.add_character(c)
+            elif sheet.id not in camp.dead:
+                self.add_character(self._pc_from(sheet.model_dump(exclude_none=True, by_alias=True), sheet.id))
+        for c in carried.values():
+            self.add_character(c)
+        if self.ctx.options.get("campaign") is not None:
+            if not self.t.pcs():
+                raise CampaignError(str(self.ctx.options.get("campaign_file") or "campaign"),
+                                    [("pcs", "no PC is left to play this scenario (dead: "
+                                             f"{', '.join(camp.dead) or 'none'})")])
+            self.ctx.info("campaign", f"キャンペーンの継続（セッション {camp.sessions_played + 1}）",
+                          carried=sorted(self._camp_pcs), dead=list(camp.dead))
 
     def _pc_from(self, sheet: dict[str, Any], pid: str) -> Character:
         try:
@@ -280,8 +303,11 @@ class YogaribitoGame(AfterplayMixin, CreationMixin, CombatMixin, ChecksMixin, Ga
         out = {"ending": ending, "pcs": pcs, "fights": dict(self.fights), "scenes_played": list(self.played),
                "scenes_skipped": list(self.skipped), **(result or {})}
         # what the next session of a campaign loads (agent/cli.py --campaign writes it to the campaign file)
+        camp = self._campaign()
+        dead = list(camp.dead) + [c.id for c in self.t.pcs() if c.dead and c.id not in camp.dead]
         out["campaign"] = {"system": "yogaribito", "pcs": dict((result or {}).get("campaign") or {}),
-                           "sessions_played": int(self._campaign().get("sessions_played", 0)) + 1}
+                           "sessions_played": camp.sessions_played + 1, "dead": dead,
+                           "replacements": {**camp.replacements, **dict((result or {}).get("replacements") or {})}}
         return out
 
     def _preplay(self) -> Gen:
