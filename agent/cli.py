@@ -552,7 +552,9 @@ def _resume(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     if args.verify:
-        print(verify(args.log).text())
+        from .provenance import provenance
+
+        print(verify(args.log, check=provenance).text())
         if not args.output and not args.format:
             return 0
     events, truncated = read_log(args.log)
@@ -780,6 +782,16 @@ def cmd_compare(args: argparse.Namespace, stack: contextlib.ExitStack | None = N
     return 0
 
 
+def cmd_fuzz(args: argparse.Namespace) -> int:
+    """``trpg fuzz FUZZER``: the fuzzers of ``agent.fuzz`` (exit 1 on any failure they find)."""
+    from .fuzz.cli import FuzzError, run
+
+    try:
+        return run(args)
+    except FuzzError as e:
+        raise CLIError(str(e)) from None
+
+
 def cmd_llm_serve(args: argparse.Namespace) -> int:
     from .local_llm import LocalLLMError, serve
 
@@ -919,6 +931,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quiet", action="store_true", help="no progress bar and no table")
     _llm_flags(s)
     s.set_defaults(func=cmd_compare)
+
+    s = sub.add_parser("fuzz", help="fuzz the engine: sessions, kill-and-resume, hostile answers, mutated files",
+                       description="Fuzzers that check the engine's promises hold (docs/reliability.md); each prints a "
+                                   "summary, the first failure's seed and the command that reproduces it; exit 1 on any "
+                                   "failure.")
+    from .fuzz.cli import add_arguments as _fuzz_arguments
+
+    _fuzz_arguments(s, _Parser)
+    s.set_defaults(func=cmd_fuzz)
 
     s = sub.add_parser("new-character", help="create a character interactively")
     s.add_argument("system", metavar="SYSTEM")

@@ -10,11 +10,13 @@ rule and what was legal, and it runs before any rule code sees the answer, so a 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticSerializationError
 
 from .quote import brief, measure
 
@@ -306,6 +308,14 @@ def _brief(value: Any, limit: int = 120) -> str:
     return brief(value, limit)
 
 
+#: C0 and C1 control characters but newline and tab: speech is printed on other players' terminals and pages
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is no JSON number")
+
+
 def _chars(value: Any, cap: int) -> int:
     """The characters of the strings (keys included) in a JSON-like value, counted up to just past ``cap``."""
     total = 0
@@ -485,6 +495,10 @@ class Decision:
             raise IllegalAnswer(self, f"the speech (text) is {len(text)} characters long; at most {SPEECH_MAX}")
         if note is not None and type(note) is not str:
             raise IllegalAnswer(self, "note must be a string")
+        for field_name, value in (("speech (text)", text), ("note", note)):
+            if value is not None and _CONTROL.search(value):
+                raise IllegalAnswer(self, f"the {field_name} holds a control character "
+                                          f"(U+{ord(_CONTROL.search(value).group()):04X}); only newlines and tabs may be in it")
         if self.payload_model is not None:
             payload = self._check_payload(raw)
             return Answer(payload=payload, text=text, note=self._check_note(note, "*"))
@@ -545,15 +559,29 @@ class Decision:
         model = self.payload_model
         assert model is not None
         if isinstance(raw, BaseModel):
-            raw = raw.model_dump(mode="json")
+            try:
+                raw = raw.model_dump(mode="json")
+            except (PydanticSerializationError, TypeError, ValueError):  # model_construct with values of no JSON type
+                raise IllegalAnswer(self, "the payload is not JSON data (a field holds a value JSON has no type for)") from None
+        if isinstance(raw, (str, bytes)):  # JSON text: read it as data first, so that the same checks apply
+            try:
+                raw = json.loads(bytes(raw) if isinstance(raw, bytes) else str.__str__(raw), parse_constant=_no_constant)
+            except (ValueError, RecursionError, UnicodeDecodeError) as e:
+                reason = "nests too deeply" if isinstance(e, RecursionError) else str(e).split(":")[0]
+                raise IllegalAnswer(self, f"the payload is not JSON ({reason})") from None
+            if isinstance(raw, (dict, list)):
+                values, depth = measure(raw, 100_000)
+                if depth > MAX_ANSWER_DEPTH or values > ANSWER_MAX_VALUES:
+                    raise IllegalAnswer(self, f"the payload nests more than {MAX_ANSWER_DEPTH} levels deep or holds "
+                                              f"more than {ANSWER_MAX_VALUES} values")
         if isinstance(raw, Mapping):
             extra = [k for k in raw if k not in model.model_fields]
             if extra:
                 raise IllegalAnswer(self, f"{model.__name__} has no field {_brief(extra[0])} (fields: "
                                           f"{', '.join(model.model_fields)})")
         try:
-            text = raw if isinstance(raw, (str, bytes)) else json.dumps(raw, ensure_ascii=False)
-        except (TypeError, ValueError):
+            text = json.dumps(raw, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError, RecursionError):
             raise IllegalAnswer(self, f"the payload is not JSON data: {_brief(raw)}") from None
         try:
             value = model.model_validate_json(text, strict=True)

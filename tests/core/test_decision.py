@@ -186,3 +186,32 @@ def test_a_bare_option_id_still_needs_its_required_note():
         d.check("refuse")
     assert d.check({"choice": "refuse", "note": "万能すぎる"}).note == "万能すぎる"
     assert d.check("approve").choice == "approve"
+
+
+def test_fuzzer_findings_speech_controls_model_construct_and_json_text_extras():
+    """docs/reliability.md findings 3-5: speech with terminal escapes or NUL was accepted (and printed on other
+    players' terminals); a model_construct payload holding a non-JSON value crashed the door with a serialization
+    error; a payload given as JSON text could carry fields the model does not have."""
+    import json
+
+    d = choice()
+    for bad in ("\x1b]0;pwned\x07\x1b[2J", "a\x00b", "\x9b31m"):
+        with pytest.raises(IllegalAnswer, match="control character"):
+            d.check({"choice": "a", "text": bad})
+    assert d.check({"choice": "a", "text": "一行目\n\t二行目"}).text == "一行目\n\t二行目"
+
+    class Pay(BaseModel):
+        n: int
+        label: str = ""
+
+    p = Decision("a", "k", "p", "r", payload_model=Pay)
+    with pytest.raises(IllegalAnswer, match="not JSON data"):
+        p.check(Pay.model_construct(n=object()))
+    with pytest.raises(IllegalAnswer, match="no field 'zzz'"):
+        p.check({"payload": json.dumps({"n": 1, "zzz": 1})})
+    with pytest.raises(IllegalAnswer, match="not JSON"):
+        p.check('{"n": NaN}')
+    with pytest.raises(IllegalAnswer, match="nests"):
+        p.check("[" * 3000 + "]" * 3000)
+    assert p.check(json.dumps({"n": 2})).payload.n == 2
+    assert p.check(b'{"n": 3}').payload.n == 3

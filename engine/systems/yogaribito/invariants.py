@@ -22,6 +22,10 @@ KAGARIBI_MAX = 6
 #: (XP, rebuild, a replacement after a death, §7.11) and the creation of a replacement PC (§3)
 ASKED_WHEN_DOWN_PREFIXES = ("ap.", "cc.")
 ASKED_WHEN_DOWN: frozenset[str] = frozenset()
+#: AMB-19 (``cost_zero_action_resolves = true``): a feat's cost that brings its user to 0 leaves it 戦闘不能 (dead if
+#: awakened), but the action still resolves: the user is still asked the windows of its own action
+RESOLVING_OWN_ACTION = frozenset({"cb.targets", "cb.seal_item", "cb.crit_bonus", "ck.auto_feats", "ck.bought",
+                                  "ck.kagaribi", "ck.luck", "ck.bullets", "ck.doom_ack"})
 
 
 def _int(v: Any) -> bool:
@@ -85,7 +89,8 @@ def invariants(game: Any, decision: Any = None) -> list[str]:
     if decision is not None:
         c = t.chars.get(decision.actor)
         kind = decision.kind
-        if (c is not None and (c.dead or c.incapacitated) and kind not in ASKED_WHEN_DOWN
+        resolving = cfg.cost_zero_action_resolves and kind in RESOLVING_OWN_ACTION
+        if (c is not None and (c.dead or c.incapacitated) and kind not in ASKED_WHEN_DOWN and not resolving
                 and not kind.startswith(ASKED_WHEN_DOWN_PREFIXES)):
             state = "dead" if c.dead else "戦闘不能"
             out.append(f"{kind} (#{decision.seq}) is asked of {c.id}, who is {state} and can take no action (§7.9)")

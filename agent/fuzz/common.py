@@ -1,0 +1,338 @@
+"""What every fuzzer shares: seeds and cases, the sample scenarios, random seats and rule options, the tally that
+chunks of cases return, the executor that runs the chunks, the watchdog, and the summary (terminal and JSON).
+
+A fuzz run is ``runs`` cases numbered 0, 1, ...; case ``i`` of base seed ``S`` draws everything it does from
+``random.Random(f"<fuzzer>:{S}:{i}")`` and plays sessions with the seed ``S * 1_000_003 + i``, so ``--case i``
+repeats exactly that case, and the counts of a run do not depend on ``--jobs`` or on the executor.
+Nothing here names a rule system: the scenarios, rule options and seats come from the registry.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import json
+import os
+import random
+import shlex
+import signal
+import threading
+import time
+import traceback
+import typing
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+__all__ = [
+    "SEED_STRIDE", "Sample", "samples", "case_seed", "case_rng", "display_path", "flag_choices", "draw_config",
+    "config_overrides", "draw_seats", "seat_name", "play_command", "Tally", "run_cases", "Hang", "watchdog",
+    "short_traceback", "write_summary", "MAX_FAILURES_KEPT",
+]
+
+#: session i of base seed S plays seed S * SEED_STRIDE + i (as ``trpg playtest``)
+SEED_STRIDE = 1_000_003
+#: failures kept in a summary (all are counted)
+MAX_FAILURES_KEPT = 50
+#: seat words per seat role, as ``--seat`` spells them
+_GROUP = {"gm": "gm", "pc": "pcs", "npc": "npcs"}
+
+
+def case_seed(base: int, index: int) -> int:
+    return base * SEED_STRIDE + index
+
+
+def case_rng(fuzzer: str, base: int, index: int) -> random.Random:
+    # a str seed is hashed (SHA-512) by random.seed: the same draws in every process and Python run
+    return random.Random(f"{fuzzer}:{base}:{index}")
+
+
+def display_path(path: str | os.PathLike[str]) -> str:
+    """A path as commands print it: relative to the working directory when inside it (shorter, and what a user
+    typing the command from here would give), else absolute."""
+    p = Path(path).resolve()
+    try:
+        return str(p.relative_to(Path.cwd()))
+    except ValueError:
+        return str(p)
+
+
+# -- scenarios -----------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Sample:
+    """A sample scenario of a registered system."""
+
+    system: str
+    path: str  # as the commands and log headers give it (``display_path``)
+    stem: str
+    can_create: bool  # the system creates PCs at the table (``--create``)
+
+
+def samples() -> list[Sample]:
+    """Every sample scenario of every registered system, in registry order."""
+    from engine.core.registry import systems
+
+    out = []
+    for info in systems():
+        for p in info.sample_scenarios:
+            out.append(Sample(info.id, display_path(p), Path(p).stem, "creation" in info.capabilities))
+    return out
+
+
+# -- rule options --------------------------------------------------------------------------------------------------
+def _allowed(annotation: Any, metadata: Sequence[Any]) -> list[Any] | None:
+    """The values a flag may take from its type: a Literal's values, both booleans, an enum's members, or the whole
+    numbers between the field's bounds; None for a type without a closed set of values."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Literal:
+        return list(typing.get_args(annotation))
+    if annotation is bool:
+        return [False, True]
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return [m.value for m in annotation]
+    if annotation is int:
+        lo = next((getattr(m, "ge", None) for m in metadata if getattr(m, "ge", None) is not None), None)
+        hi = next((getattr(m, "le", None) for m in metadata if getattr(m, "le", None) is not None), None)
+        if lo is not None and hi is not None and hi - lo <= 1000:
+            return list(range(int(lo), int(hi) + 1))
+    return None
+
+
+def flag_choices(config_model: type[BaseModel]) -> dict[str, list[Any]]:
+    """Every flag of a system's config model with a closed set of values, and those values."""
+    out: dict[str, list[Any]] = {}
+    for name, f in config_model.model_fields.items():
+        values = _allowed(f.annotation, f.metadata)
+        if values:
+            out[name] = values
+    return out
+
+
+def _same(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b  # 0 and False, 1 and True are different flag values
+
+
+def config_overrides(base: Mapping[str, Any], drawn: Mapping[str, Any]) -> dict[str, Any]:
+    """The drawn flags that differ from the scenario's own values (what ``--config`` must say)."""
+    return {k: v for k, v in drawn.items() if not (k in base and _same(base[k], v))}
+
+
+def scenario_config(scenario: Any) -> dict[str, Any]:
+    """The rule options a scenario plays with when nothing overrides them (its ``config:`` over the defaults)."""
+    model = scenario.system.config_model
+    own = getattr(scenario.model, "config", None)
+    merged = own.model_dump() if isinstance(own, BaseModel) else dict(own or {})
+    return model.model_validate(merged).model_dump()
+
+
+def draw_config(scenario: Any, rng: random.Random, *, p_default: float = 0.25,
+                tries: int = 20) -> tuple[dict[str, Any], int]:
+    """Rule options for one session: the scenario's own (with probability ``p_default``), else every flag drawn
+    uniformly from its values. A combination the config model refuses is drawn again; returns the overrides
+    (differences from the scenario's options) and how many combinations were refused."""
+    if rng.random() < p_default:
+        return {}, 0
+    model = scenario.system.config_model
+    base = scenario_config(scenario)
+    choices = flag_choices(model)
+    refused = 0
+    for _ in range(tries):
+        drawn = {k: rng.choice(v) for k, v in choices.items()}
+        try:
+            model.model_validate({**base, **drawn})
+        except ValidationError:
+            refused += 1
+            continue
+        return config_overrides(base, drawn), refused
+    return {}, refused
+
+
+# -- seats ---------------------------------------------------------------------------------------------------------
+def draw_seats(rng: random.Random) -> tuple[str, ...]:
+    """``--seat`` arguments: everyone scripted, then each seat role (gm, pcs, npcs) random with probability 1/2 (the
+    mixes of ``engine.core.coverage.MIXES`` and the rest)."""
+    seats = ["all=scripted"]
+    for role in ("gm", "pc", "npc"):
+        if rng.random() < 0.5:
+            seats.append(f"{_GROUP[role]}=random")
+    return tuple(seats)
+
+
+def seat_name(seats: Sequence[str]) -> str:
+    """The mix's name in ``engine.core.coverage.MIXES`` when it is one of them, else the random roles joined."""
+    from engine.core.coverage import MIXES
+
+    rnd = tuple(r for r in ("gm", "pc", "npc") if f"{_GROUP[r]}=random" in seats)
+    for name, roles in MIXES.items():
+        if tuple(sorted(roles)) == tuple(sorted(rnd)):
+            return name
+    return "random_" + "+".join(rnd)
+
+
+def play_command(scenario: str, seats: Sequence[str], seed: int, config: Mapping[str, Any] | None = None,
+                 create: bool = False, log: str | None = None) -> str:
+    """The ``trpg play`` command that plays this session again, byte for byte."""
+    from ..batch.runner import config_args
+
+    argv = ["trpg", "play", scenario]
+    for s in seats:
+        argv += ["--seat", s]
+    for c in config_args(config):
+        argv += ["--config", c]
+    if create:
+        argv.append("--create")
+    argv += ["--seed", str(seed), "--log", log or f"fuzz-{seed}.jsonl"]
+    return shlex.join(argv)
+
+
+# -- tallies -------------------------------------------------------------------------------------------------------
+@dataclass
+class Tally:
+    """What a chunk of cases returns: counts, maxima (with the case that reached them), groups of counts, failures
+    (each a dict with at least ``case``, ``kind`` and ``message``) and free notes counted by text."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    maxima: dict[str, tuple[float, int]] = field(default_factory=dict)
+    groups: dict[str, Counter[str]] = field(default_factory=dict)
+    failures: list[dict[str, Any]] = field(default_factory=list)
+    notes: Counter[str] = field(default_factory=Counter)
+    failed_cases: int = 0
+
+    def add(self, key: str, n: int = 1) -> None:
+        self.counts[key] += n
+
+    def group(self, name: str, key: str, n: int = 1) -> None:
+        self.groups.setdefault(name, Counter())[key] += n
+
+    def peak(self, key: str, value: float, case: int) -> None:
+        old = self.maxima.get(key)
+        if old is None or value > old[0]:
+            self.maxima[key] = (value, case)
+
+    def fail(self, case: int, kind: str, message: str, **data: Any) -> None:
+        self.failures.append({"case": case, "kind": kind, "message": message, **data})
+
+    def merge(self, other: Tally) -> None:
+        self.counts.update(other.counts)
+        for k, (v, c) in other.maxima.items():
+            old = self.maxima.get(k)
+            if old is None or v > old[0] or (v == old[0] and c < old[1]):
+                self.maxima[k] = (v, c)
+        for name, cnt in other.groups.items():
+            self.groups.setdefault(name, Counter()).update(cnt)
+        self.failures.extend(other.failures)
+        self.notes.update(other.notes)
+        self.failed_cases += other.failed_cases
+
+    def sort(self) -> None:
+        self.failures.sort(key=lambda f: (f["case"], f.get("seq", -1)))
+
+
+#: one chunk of cases: (params, case indices) -> Tally; a top-level function, so that processes can run it
+ChunkFn = Callable[[Any, Sequence[int]], Tally]
+
+
+def _chunks(cases: Sequence[int], size: int) -> Iterator[list[int]]:
+    for i in range(0, len(cases), size):
+        yield list(cases[i : i + size])
+
+
+def run_cases(fn: ChunkFn, params: Any, cases: Sequence[int], *, jobs: int = 1, executor: str = "local",
+              scheduler: str | None = None, chunk: int | None = None,
+              progress: Callable[[int, int], None] | None = None) -> Tally:
+    """Run ``fn`` over ``cases`` in chunks: in this process (``jobs`` 1), on ``jobs`` processes, or on Dask
+    (``agent.batch.runner``'s executors); the tallies are merged (in any completion order: the result is the same)."""
+    from ..batch.runner import _executor
+
+    total = Tally()
+    done = 0
+    size = chunk or max(1, min(50, -(-len(cases) // max(1, jobs * 4))))
+    if progress:
+        progress(0, len(cases))
+    with _executor(executor, jobs, scheduler) as ex:
+        if ex is None:
+            for part in _chunks(cases, size):
+                total.merge(fn(params, part))
+                done += len(part)
+                if progress:
+                    progress(done, len(cases))
+        else:
+            import concurrent.futures as cf
+
+            futures = {ex.submit(fn, params, part): len(part) for part in _chunks(cases, size)}
+            for fut in cf.as_completed(futures):
+                total.merge(fut.result())
+                done += futures[fut]
+                if progress:
+                    progress(done, len(cases))
+    total.sort()
+    return total
+
+
+# -- the watchdog --------------------------------------------------------------------------------------------------
+class Hang(BaseException):  # noqa: N818 — not an Exception: no ``except Exception`` in the rules may swallow it
+    """A case ran past its wall-clock limit."""
+
+
+@contextlib.contextmanager
+def watchdog(seconds: float) -> Iterator[Callable[[], None]]:
+    """Raise ``Hang`` in this thread after ``seconds`` of wall-clock time (SIGALRM, where this is the main thread of
+    a process; elsewhere, e.g. a Dask worker thread, only the returned ``check()`` raises it, between decisions)."""
+    deadline = time.monotonic() + seconds
+
+    def check() -> None:
+        if time.monotonic() > deadline:
+            raise Hang(f"still running after {seconds:g} s")
+
+    use_alarm = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+    if not use_alarm:
+        yield check
+        return
+
+    def on_alarm(signum: int, frame: Any) -> None:
+        raise Hang(f"still running after {seconds:g} s")
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield check
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def short_traceback(e: BaseException, limit: int = 12) -> str:
+    """The last frames of an exception's traceback, as text."""
+    return "".join(traceback.format_exception(type(e), e, e.__traceback__, limit=-limit))
+
+
+# -- summaries -----------------------------------------------------------------------------------------------------
+def write_summary(out: str | os.PathLike[str], name: str, data: Mapping[str, Any]) -> Path:
+    """``OUT/fuzz-<name>.json``."""
+    d = Path(out)
+    d.mkdir(parents=True, exist_ok=True)
+    p = d / f"fuzz-{name}.json"
+    p.write_text(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n", encoding="utf-8")
+    return p
+
+
+def summary_data(name: str, tally: Tally, run: Mapping[str, Any], elapsed: float) -> dict[str, Any]:
+    """The JSON summary of a run: the run's parameters, counts, maxima, groups, failures (the first
+    ``MAX_FAILURES_KEPT``) and how long it took."""
+    return {
+        "fuzzer": name,
+        "run": dict(run),
+        "elapsed_s": round(elapsed, 3),
+        "counts": dict(sorted(tally.counts.items())),
+        "maxima": {k: {"value": v, "case": c} for k, (v, c) in sorted(tally.maxima.items())},
+        "groups": {g: dict(sorted(c.items())) for g, c in sorted(tally.groups.items())},
+        "notes": dict(tally.notes.most_common(20)),
+        "failed_cases": tally.failed_cases,
+        "failures_total": len(tally.failures),
+        "failures": tally.failures[:MAX_FAILURES_KEPT],
+        "ok": not tally.failures,
+    }
