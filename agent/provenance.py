@@ -98,18 +98,18 @@ class Provenance:
         if d is None:
             return f"the answer names decision #{ev.seq}, which is not pending"
         if (ev.actor, ev.kind) != (d.actor, d.kind):
-            return f"the answer names {ev.actor}'s {ev.kind}, but decision #{d.seq} is {d.actor}'s {d.kind}"
+            return f"the answer names {_brief(ev.actor, 60)}'s {_brief(ev.kind, 60)}, but decision #{d.seq} is {d.actor}'s {d.kind}"
         seat = self._seat(session, d.actor)
         calls = [e for e in agent_events if isinstance(e, ModelCallEvent)]
         fallbacks = [e for e in agent_events if isinstance(e, InfoEvent) and e.topic == FALLBACK_TOPIC]
         for e in calls:
             if (e.seq, e.actor) != (d.seq, d.actor):
-                return f"a model_call for #{e.seq} ({e.actor}) stands before the answer to #{d.seq} ({d.actor})"
+                return f"a model_call for #{e.seq} ({_brief(e.actor, 60)}) stands before the answer to #{d.seq} ({d.actor})"
         if calls and not is_llm_policy(seat):
             return f"a model_call for {d.actor}, whose seat is {seat!r}, not a language model"
-        for e in fallbacks:
-            if (e.data.get("seq"), e.data.get("actor")) != (d.seq, d.actor):
-                return f"a fallback notice for #{e.data.get('seq')} stands before the answer to #{d.seq} ({d.actor})"
+        for f in fallbacks:
+            if (f.data.get("seq"), f.data.get("actor")) != (d.seq, d.actor):
+                return f"a fallback notice for #{_brief(f.data.get('seq'), 40)} stands before the answer to #{d.seq} ({d.actor})"
         if len(fallbacks) > 1:
             return f"{len(fallbacks)} fallback notices for one decision"
         policy = ev.policy
@@ -118,9 +118,9 @@ class Provenance:
                 return "a fallback notice on a human seat (a person is asked until the answer is legal)"
             noticed = str(fallbacks[0].data.get("policy", ""))
             if noticed != seat and not (is_llm_policy(seat) and is_llm_policy(noticed)):
-                return f"the fallback notice names the policy {noticed!r}, but the seat is {seat!r}"
+                return f"the fallback notice names the policy {_brief(noticed, 60)}, but the seat is {seat!r}"
             if policy not in ("scripted", "last_resort"):
-                return f"after a fallback notice the answer is the scripted policy's or the last resort, not {policy!r}"
+                return f"after a fallback notice the answer is the scripted policy's or the last resort, not {_brief(policy, 60)}"
             return self._fallback_answer(session, d, ev)
         if is_llm_policy(seat):
             if policy in ("forced", "scripted"):
@@ -128,12 +128,12 @@ class Provenance:
                     return f"a {policy} answer after model calls without a fallback notice"
                 return self._same(session, d, ev, policy)
             if not is_llm_policy(policy):
-                return f"an LLM seat ({seat!r}) logged an answer by {policy!r}"
+                return f"an LLM seat ({seat!r}) logged an answer by {_brief(policy, 60)}"
             return self._llm_answer(d, ev, calls)
         if policy == "last_resort" and seat == "scripted":
             return self._fallback_answer(session, d, ev)
         if policy != seat:
-            return f"the answer is logged as {policy!r}, but {d.actor}'s seat is {seat!r}"
+            return f"the answer is logged as {_brief(policy, 60)}, but {d.actor}'s seat is {seat!r}"
         if seat in _RECOMPUTED:
             return self._same(session, d, ev, seat)
         return None  # a person's answer: what was typed cannot be recomputed
@@ -152,7 +152,7 @@ class Provenance:
         from .llm import parse_reply
 
         if not calls:
-            return f"an answer by {ev.policy!r} without a model_call"
+            return f"an answer by {_brief(ev.policy, 60)} without a model_call"
         last = calls[-1].data
         if last.get("error"):
             return "the last model call before the answer reports an error, yet the model's answer is logged"
@@ -187,5 +187,7 @@ def _jsonish(value: Any) -> Any:
 def _brief(value: Any, limit: int = 160) -> str:
     import json
 
+    if isinstance(value, str):
+        return repr(value if len(value) <= limit else value[:limit] + "…")
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -496,9 +496,10 @@ class Decision:
         if note is not None and type(note) is not str:
             raise IllegalAnswer(self, "note must be a string")
         for field_name, value in (("speech (text)", text), ("note", note)):
-            if value is not None and _CONTROL.search(value):
+            bad = _CONTROL.search(value) if value is not None else None
+            if bad is not None:
                 raise IllegalAnswer(self, f"the {field_name} holds a control character "
-                                          f"(U+{ord(_CONTROL.search(value).group()):04X}); only newlines and tabs may be in it")
+                                          f"(U+{ord(bad.group()):04X}); only newlines and tabs may be in it")
         if self.payload_model is not None:
             payload = self._check_payload(raw)
             return Answer(payload=payload, text=text, note=self._check_note(note, "*"))

@@ -54,7 +54,7 @@ def test_rewritten_policy_fails(tmp_path):
     events[i]["policy"] = "human"
     _write(log, events)
     verify(log)  # the engine alone cannot tell
-    with pytest.raises(ReplayMismatch, match=r"line %d.*logged as 'human'.*seat is 'scripted'" % (i + 1)):
+    with pytest.raises(ReplayMismatch, match=rf"line {i + 1}.*logged as 'human'.*seat is 'scripted'"):
         verify(log, check=provenance)
 
 
@@ -82,7 +82,7 @@ def test_random_answer_changed_to_another_legal_option_fails(tmp_path):
     events[i]["answer"]["choice"] = other
     _write(log, events)
     # the check runs before the answer is fed: it speaks before the engine's events differ
-    with pytest.raises(ReplayMismatch, match=r"line %d.*not the one the random policy gives" % (i + 1)):
+    with pytest.raises(ReplayMismatch, match=rf"line {i + 1}.*not the one the random policy gives"):
         verify(log, check=provenance)
 
 
@@ -108,7 +108,7 @@ def test_forged_fallback_fails(tmp_path):
               "data": {"seq": a["seq"] + 1, "actor": a["actor"], "policy": "scripted"}, "to": [a["actor"], "gm"]}
     _write(log, events[:i] + [forged] + events[i:])
     verify(log)
-    with pytest.raises(ReplayMismatch, match="fallback notice for #%d stands before the answer to #%d" % (a["seq"] + 1, a["seq"])):
+    with pytest.raises(ReplayMismatch, match=f"fallback notice for #{a['seq'] + 1} stands before the answer to #{a['seq']}"):
         verify(log, check=provenance)
 
 
@@ -120,5 +120,5 @@ def test_agent_event_before_the_end_fails(tmp_path):
               "data": {"seq": a["seq"], "actor": a["actor"], "policy": "scripted"}}
     _write(log, events[:-1] + [forged] + events[-1:])
     # the engine's own check sees it first here (its end event follows the answer); either way it fails
-    with pytest.raises(ReplayMismatch, match="line %d" % (len(events))):
+    with pytest.raises(ReplayMismatch, match=f"line {len(events)}"):
         verify(log, check=provenance)

@@ -20,8 +20,10 @@ from agent.table import SeatSpec, default_agent_factory
 from engine.core.scenario import load_scenario
 from engine.core.session import Session
 
-#: (category, variant) → the outcome the engine gives it today, and why it is a problem
-KNOWN_OPEN: dict[tuple[str, str], str] = {}  # findings 3-5 of docs/reliability.md are refused since they were found
+#: (category, variant) → why the engine still takes it. Empty: the four found by the first runs (control characters
+#: in speech, a model_construct payload of non-JSON values, unknown fields in a payload given as JSON text, the same
+#: through a str subclass) are refused since fd2b7db (docs/reliability.md, Findings 3–5).
+KNOWN_OPEN: dict[tuple[str, str], str] = {}
 SHAPES = ("one", "many", "payload")
 
 
@@ -68,9 +70,11 @@ def test_every_hostile_answer_is_refused_and_changes_nothing(path, create):
         s.answer(legal, seq=d.seq)  # and a legal answer still goes on
         assert s.pending is not d
     assert shapes, "no decision reached"
+    _RAN.append(path)
 
 
 _OPEN_SEEN: set[tuple[str, str]] = set()
+_RAN: list[str] = []
 
 
 def _refused_by_the_door(d, raw) -> bool:
@@ -105,7 +109,7 @@ def test_a_fixed_seed_run_finds_only_the_known_open_problems(fuzz):
 
 def test_known_open_problems_are_still_open():
     """Remove an entry of KNOWN_OPEN once the engine refuses it (this test then says which)."""
-    if not _OPEN_SEEN:
+    if not _RAN:
         pytest.skip("runs after test_every_hostile_answer_is_refused_and_changes_nothing")
     fixed = [k for k in KNOWN_OPEN if k not in _OPEN_SEEN]
     assert not fixed, f"the engine now refuses {fixed}: remove them from KNOWN_OPEN"

@@ -175,7 +175,6 @@ def best_attack(c: Mapping[str, Any], *, legal_only: bool = False) -> dict[str, 
 
 
 def _best_attack(c: Mapping[str, Any], legal_only: bool) -> dict[str, Any] | None:
-    me = _me(c)
     atts = [a for a in c.get("attacks") or [] if _spendable(a, c) and not a.get("no_damage")]
     if legal_only:
         hostile = _foes(c)
@@ -422,7 +421,6 @@ def major(d: Decision, s: Session) -> Any:
         return "attack:brand_of_malice"
     offered = _option_set(d)
     hostile = _foes(c)
-    me = _me(c)
     atts = [a for a in c.get("attacks") or [] if f"attack:{a['source']}" in offered]
     atts = [a for a in atts if not hostile.isdisjoint(a.get("targets", ())) and _spendable(a, c)
             and not a.get("no_damage")]
