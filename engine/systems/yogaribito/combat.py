@@ -1133,13 +1133,7 @@ class CombatMixin(ChecksMixin):
                 else:
                     h.d_eff = 0
                     self.ctx.info("helpless", f"{t.name} は防御判定を行えない", who=t.id)
-                if hit.crit and h.bonus is None:
-                    h.bonus = per_attack_bonus or (yield from self._crit_bonus(c, src, t, hit, h.d_eff))
-                    if self.cfg.multi_target_crit_choice == "per_attack":
-                        per_attack_bonus = h.bonus
-                if h.bonus == "ach":
-                    a_eff += 1
-                h.hit = a_eff > h.d_eff
+                a_eff, per_attack_bonus = yield from self._settle_hit(c, src, t, hit, h, a_eff, per_attack_bonus)
             elif hit.success:
                 if hit.crit and self.cfg.attack_crit_choice_timing == "before_defense":
                     h.bonus = per_attack_bonus or (yield from self._crit_bonus(c, src, t, hit, None))
@@ -1154,13 +1148,7 @@ class CombatMixin(ChecksMixin):
                 else:
                     h.d_eff = 0
                     self.ctx.info("helpless", f"{t.name} は防御判定を行えない", who=t.id)
-                if hit.crit and h.bonus is None:
-                    h.bonus = per_attack_bonus or (yield from self._crit_bonus(c, src, t, hit, h.d_eff))
-                    if self.cfg.multi_target_crit_choice == "per_attack":
-                        per_attack_bonus = h.bonus
-                if h.bonus == "ach":
-                    a_eff += 1
-                h.hit = a_eff > h.d_eff
+                a_eff, per_attack_bonus = yield from self._settle_hit(c, src, t, hit, h, a_eff, per_attack_bonus)
             if self.ctx.recording:
                 verdict = (f"達成値 {a_eff} 対 {h.d_eff} → {'命中' if h.hit else '回避'}" if hit.success
                            else "命中判定に失敗")
@@ -1237,6 +1225,19 @@ class CombatMixin(ChecksMixin):
                 break
             yield from self.luck_step(t, d, label=f"{src.name}に対する防御判定", side="passive", opponent=hit)
         return None
+
+    def _settle_hit(self, c: Any, src: Any, t: Any, hit: Any, h: Any, a_eff: int, per_attack_bonus: Any) -> Any:
+        """After the defense (or none): the critical's bonus if not chosen yet (once per attack with
+        ``multi_target_crit_choice = per_attack``), +1 achievement for the ``ach`` bonus, and the hit verdict.
+        Returns the attacker's effective achievement and the per-attack bonus."""
+        if hit.crit and h.bonus is None:
+            h.bonus = per_attack_bonus or (yield from self._crit_bonus(c, src, t, hit, h.d_eff))
+            if self.cfg.multi_target_crit_choice == "per_attack":
+                per_attack_bonus = h.bonus
+        if h.bonus == "ach":
+            a_eff += 1
+        h.hit = a_eff > h.d_eff
+        return a_eff, per_attack_bonus
 
     def _crit_bonus(self, c: Character, src: AttackSource, t: Character, hit: CheckResult, d_eff: int | None) -> Gen:
         ans = yield from self.choose(
