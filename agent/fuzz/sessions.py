@@ -75,16 +75,11 @@ class Case:
                 "config": self.config, "create": self.create, "command": self.command()}
 
 
-_SCENARIOS: dict[str, Any] = {}
-
-
 def _scenario(path: str) -> Any:
-    sc = _SCENARIOS.get(path)
-    if sc is None:
-        from engine.core.scenario import load_scenario
+    """The loaded scenario, once per process (the batch runner's cache)."""
+    from ..batch.sessions import scenario
 
-        sc = _SCENARIOS[path] = load_scenario(path)
-    return sc
+    return scenario(path)
 
 
 def _seat_spec(seats: Sequence[str]) -> Any:
