@@ -32,7 +32,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from engine.core.decision import Answer, Decision, IllegalAnswer
+from engine.core.decision import NOTE_MAX, Answer, Decision, IllegalAnswer
 from engine.core.events import ModelCallEvent
 
 from .models.base import Model, ModelError, ModelReply, ModelRequest, OutputMode
@@ -136,6 +136,9 @@ def reply_schema(decision: Decision, *, say: bool) -> dict[str, Any]:
     if say:
         props["say"] = {"type": ["string", "null"], "maxLength": SAY_MAX,
                         "description": "speech or narration shown to the table; never changes the rules"}
+    if decision.notes and decision.payload_model is None:  # options that carry game-relevant words (Answer.note)
+        props["note"] = {"type": ["string", "null"], "maxLength": NOTE_MAX,
+                         "description": "the words the chosen option carries (a declaration, a reason), or null"}
     return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
 
 
@@ -287,7 +290,26 @@ def parse_reply(text: str | None, decision: Decision, *, say: bool) -> ParsedRep
         envelope["choices"] = [_resolve(x, decision) for x in picked] if isinstance(picked, list) else picked
     if say and spoken:
         envelope["text"] = spoken
+    note = _note(value, decision, envelope)
+    if note is not None:
+        envelope["note"] = note
     return ParsedReply(envelope, value)
+
+
+def _note(value: Any, decision: Decision, envelope: Mapping[str, Any]) -> str | None:
+    """The reply's ``note`` when the chosen option takes one (``Decision.notes``), else None (a note an option does
+    not take is dropped, not refused: the words are the model's, the choice is what counts)."""
+    notes = decision.notes
+    if not notes or decision.payload_model is not None or not isinstance(value, Mapping):
+        return None
+    text = value.get("note")
+    if not isinstance(text, str) or not text.strip():
+        return None
+    choice = envelope.get("choice")
+    mode = notes.get(choice) if isinstance(choice, str) else None
+    if not (mode or notes.get("*")):
+        return None
+    return text.strip()[:NOTE_MAX]
 
 
 # -- roles ---------------------------------------------------------------------------------------------------------
