@@ -551,10 +551,19 @@ def _resume(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    if args.verify:
+    if args.verify or args.campaign:
         from .provenance import provenance
 
-        print(verify(args.log, check=provenance).text())
+        summary = verify(args.log, check=provenance if args.verify else None)
+        if args.verify:
+            print(summary.text())
+        if args.campaign:
+            # the end event logs the campaign's digest only; the replayed session rebuilds it whole
+            camp = (summary.outcome or {}).get("campaign")
+            if not isinstance(camp, dict):
+                raise CLIError(f"{args.log}: this session's outcome carries no campaign (its system keeps none)")
+            Path(args.campaign).write_text(yaml.safe_dump(camp, allow_unicode=True, sort_keys=False), encoding="utf-8")
+            print(f"campaign saved to {args.campaign}")
         if not args.output and not args.format:
             return 0
     events, truncated = read_log(args.log)
@@ -877,6 +886,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("replay", help="render a log as a transcript, or verify it by replaying")
     s.add_argument("log", metavar="LOG")
     s.add_argument("--verify", action="store_true", help="re-run the session and compare every event")
+    s.add_argument("--campaign", metavar="FILE",
+                   help="replay the finished session and write the campaign file it ends with (as play --campaign does)")
     s.add_argument("--format", choices=("md", "html"))
     s.add_argument("--seat", metavar="ACTOR", help="only what this seat saw (an actor id, or gm); default: everything")
     s.add_argument("-o", "--output", metavar="FILE")

@@ -11,6 +11,8 @@ seed, config, forced dice and the ordered answers, which is what ``engine.core.r
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 
 from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -202,6 +204,18 @@ class GameContext:
     def _on_move(self, machine: str, trigger: str, src: str, dst: str) -> None:
         self._emit(PhaseEvent, {"machine": machine, "trigger": trigger, "src": src, "dst": dst})
 
+
+
+def logged_outcome(outcome: Mapping[str, Any]) -> dict[str, Any]:
+    """The outcome as the ``end`` event logs it: a ``campaign`` (what the next game of a campaign loads, written to
+    the campaign file by ``trpg play --campaign``) is logged as its digest, since it carries every character and
+    record of every game so far and grows with the campaign. The session keeps it whole (``Session.outcome``), and a
+    replay of the log rebuilds it."""
+    camp = outcome.get("campaign")
+    if not isinstance(camp, Mapping):
+        return dict(outcome)
+    text = json.dumps(camp, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str).encode("utf-8")
+    return {**outcome, "campaign": {"sha256": hashlib.sha256(text).hexdigest(), "bytes": len(text)}}
 
 class SessionKey:
     """An opaque, weakly referenceable token of one session: agents that keep per-session notes (an LLM seat's
@@ -453,7 +467,7 @@ class Session:
         except StopIteration as stop:
             self._pending = None
             self.outcome = stop.value or {}
-            self._emit_kw(EndEvent, {"outcome": self.outcome})
+            self._emit_kw(EndEvent, {"outcome": logged_outcome(self.outcome)})
             self.close()
             self.ctx.release()
             # the context's event sink was the only way back from the rules to this session: without it a finished

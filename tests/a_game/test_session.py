@@ -236,3 +236,57 @@ def test_human_terminal_creation_types_an_element_and_reads_the_ruling(tmp_path,
     text = buf.getvalue()
     assert "【とても長い名前の必殺技である流星脚】: 却下（長すぎる: too_long）" in text
     assert "【空手】: 承認" in text
+
+
+def test_characters_and_settings_of_one_name_are_refused(tmp_path):
+    """Fuzz finding: two PCs of one name gave pc.declare two options "名無し に対して行動する"; a player could not tell
+    them apart. A scenario of two characters (or two settings) of one text is refused naming the field, and a PC
+    built at the table cannot take a name already at the table."""
+    from engine.core.scenario import ScenarioError
+
+    def same(raw: dict) -> None:
+        raw["pcs"][1]["name"] = raw["pcs"][0]["name"]
+        raw["setting_facts"][1]["text"] = raw["setting_facts"][0]["text"]
+
+    with pytest.raises(ScenarioError) as e:
+        _variant(tmp_path, same)
+    msg = str(e.value)
+    assert "the name '矢神' is used by yagami, suzumaru" in msg and "setting_facts: count_is_vampire, bridge_fallen" in msg
+    with pytest.raises(ValueError, match="pc_count_min"):
+        Session(load_scenario(YOMICHI), seed=1, config={"pc_count_min": 5, "pc_count_max": 4})
+
+
+def test_a_pc_built_at_the_table_cannot_take_a_name_at_the_table():
+    s = Session(load_scenario(HIKARI), seed=3, options={"create_pcs": True})
+    scripted = ScriptedAgent()
+    named: list[str] = []
+    while not s.is_over and len(named) < 2:
+        d = s.pending
+        if d.kind == "pc.background":
+            if named:
+                with pytest.raises(IllegalAnswer, match=f"the name '{named[0]}' is"):
+                    s.answer({"payload": {"name": named[0], "background": ""}})
+            ans = scripted.act(s.view(d))
+            s.answer(ans, policy="scripted", seq=d.seq)
+            named.append(s.game.t.chars[d.actor].name)
+        else:
+            s.answer(scripted.act(s.view(d)), policy="scripted", seq=d.seq)
+    assert len(named) == 2 and named[0] != named[1]
+
+
+def test_the_end_event_logs_the_campaign_digest_and_a_replay_rebuilds_it(tmp_path):
+    import hashlib
+
+    from agent.cli import main
+
+    log = tmp_path / "g.jsonl"
+    s = play(HIKARI, 2, log=log)
+    end = json.loads(log.read_text(encoding="utf-8").splitlines()[-1])
+    camp = s.outcome["campaign"]
+    text = json.dumps(camp, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    assert end["outcome"]["campaign"] == {"sha256": hashlib.sha256(text).hexdigest(), "bytes": len(text)}
+    assert {k: v for k, v in end["outcome"].items() if k != "campaign"} == \
+        {k: v for k, v in s.outcome.items() if k != "campaign"}
+    out = tmp_path / "camp.yaml"
+    assert main(["replay", str(log), "--campaign", str(out)]) == 0
+    assert yaml.safe_load(out.read_text(encoding="utf-8")) == camp

@@ -155,3 +155,16 @@ def test_the_sequel_ends_with_random_pcs_standalone_and_in_a_campaign(seed):
     options = {"campaign": data} if data else {}
     s = _play(Session(load_scenario(SECOND), seed=seed, options=options), RandomAgent(seed))
     assert s.outcome["ending"] in ("objective_achieved", "objective_failed")
+
+
+def test_two_copies_of_a_stocked_item_give_options_a_player_tells_apart():
+    """Fuzz finding: ap.spend offered "情報端末 (携帯) を常備化ポイントに戻す (+1)" twice for a PC with two copies."""
+    s = Session(load_scenario(FIRST), seed=1)
+    game = s.game
+    c = game.t.chars["jin"]
+    item = next(iter(c.creation.get("stocked") or [])) if c.creation.get("stocked") else None
+    item = item or {"item": next(it.item for it in c.items), "slot": None}
+    c.creation["stocked"] = [dict(item), dict(item)]
+    pairs, _, _ = game._spend_options(c, 0, 0, [0, 1])
+    returns = [label for oid, label in pairs if oid.startswith("return:")]
+    assert len(returns) == 2 and len(set(returns)) == 2 and "#1" in returns[0] and "#2" in returns[1], returns

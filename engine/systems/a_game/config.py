@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator, field_validator
 
 __all__ = ["AGameConfig", "CAST_IDS", "ORDER_IDS"]
 
@@ -89,3 +89,10 @@ class AGameConfig(BaseModel):
         if len(set(v)) != len(v):
             raise ValueError("unique_casts lists a cast twice")
         return v
+
+    @model_validator(mode="after")
+    def _ranges(self) -> AGameConfig:
+        if self.pc_count_min > self.pc_count_max:
+            raise ValueError(f"pc_count_min ({self.pc_count_min}) is above pc_count_max ({self.pc_count_max}): "
+                             "no table can be set up")
+        return self

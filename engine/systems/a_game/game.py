@@ -331,6 +331,11 @@ class AGame(ScenesMixin):
             out.append(f"{n} PCs; a table has {self.cfg.pc_count_min}–{self.cfg.pc_count_max}")
         casts = {c.id: c.cast for c in self.t.pcs() if c.cast}
         out += cast_problems(casts, self.cfg, complete=len(casts) == n)  # type: ignore[arg-type]
+        names: dict[str, list[str]] = {}
+        for c in self.t.chars.values():
+            names.setdefault(c.name.strip(), []).append(c.id)
+        out += [f"the name {name!r} is used by {', '.join(who)}; each character needs its own name"
+                for name, who in names.items() if len(who) > 1]
         for c in self.t.pcs():
             if not self.creating:
                 out += [f"{c.id}: {p}" for p in sheet_problems(c, self.cfg, self.t.blacklist)]
@@ -345,8 +350,19 @@ class AGame(ScenesMixin):
             default = {"name": sheet.name if sheet else f"PC{c.seat}",
                        "background": (sheet.background if sheet and sheet.background else
                                       f"{sheet.name if sheet else f'PC{c.seat}'}、{self.sc.title}の住人")}
+            taken = {x.name.strip(): x.id for x in self.t.chars.values() if x is not c}
+            if default["name"] in taken:
+                default["name"] = f"PC{c.seat}" if f"PC{c.seat}" not in taken else c.id
+
+            def free_name(b: BaseModel, taken: dict[str, str] = taken) -> str | None:
+                name = b.name.strip()  # type: ignore[attr-defined]
+                if name in taken:
+                    return f"the name {name!r} is {taken[name]}'s; each character needs its own name (§3.1 D02)"
+                return None
+
             p = yield from self.ask_payload(c.id, "pc.background", f"{CAST_NAMES.get(c.cast or '', '')}の PC の名前と設定を書く",
-                                            "§3.1 D02", Background, context={"cast": c.cast, "suggested": default},
+                                            "§3.1 D02", Background, free_name,
+                                            context={"cast": c.cast, "suggested": default, "names_taken": sorted(taken)},
                                             samples=[default])
             assert isinstance(p, Background)
             self.set_attr(c, "name", p.name.strip() or default["name"], "§3.1 D02")

@@ -10,6 +10,8 @@ Every change is a new event; the voided check stays in the log and is gone from 
 
 from __future__ import annotations
 
+from collections import Counter
+
 from typing import Any
 
 from .base import Gen, approve
@@ -55,8 +57,13 @@ class HeroMixin(ChecksMixin):
                     continue
                 pairs.append((oid, f"効果B: {r.id}（{self.who(r.actor)}「{r.action}」{RESULT_NAMES.get(r.result, r.result)}）"
                                    "を「実は〜だった」で決め直す"))
+            texts = {f.id: self.t.facts.get(f.id, f.text) for f in self.sc.setting_facts}
+            seen = Counter(texts.values())
             for f in self.sc.setting_facts:
-                pairs.append((f"B:fact:{f.id}", f"効果B: 設定「{self.t.facts.get(f.id, f.text)}」を「実は〜だった」で変える"))
+                # an empty or repeated text gets the fact's id, so that the options differ
+                text = texts[f.id]
+                named = f"「{text}」（{f.id}）" if not text.strip() or seen[text] > 1 else f"「{text}」"
+                pairs.append((f"B:fact:{f.id}", f"効果B: 設定{named}を「実は〜だった」で変える"))
             if step4:
                 pairs.append(("B:self", "効果B: この行動の判定結果を、振った後に「実は〜だった」で決め直す"))
             # the statement is the note; an empty one is the SD's to refuse (D10: no_statement)

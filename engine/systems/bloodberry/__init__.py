@@ -16,7 +16,7 @@ from .scenario import BloodberryScenario
 
 __all__ = ["INFO", "BloodberryConfig", "BloodberryScenario", "VERSION"]
 
-VERSION = "0.3.0"
+VERSION = "0.3.1"
 _ROOT = Path(__file__).resolve().parents[3]
 
 

@@ -318,11 +318,16 @@ class AfterplayMixin(CreationMixin, ChecksMixin):
                 pairs.append((oid, f"{item.name} を常備化 ({where}; 常備化 {item.stock}: 経験点 {xp_part}"
                                    f"{f' + 常備化ポイント {item.stock - xp_part}' if item.stock - xp_part else ''})"))
                 costs[oid] = xp_part
+        copies = Counter((stocked[k]["item"], stocked[k].get("slot")) for k in returnable)
+        nth: Counter[tuple[str, str | None]] = Counter()
         for k in returnable:
             s = stocked[k]
             oid = f"return:{k}:{s['item']}"
             where = SLOTS[s["slot"]].name if s.get("slot") else "携帯"
-            pairs.append((oid, f"{ITEMS[s['item']].name} ({where}) を常備化ポイントに戻す (+{ITEMS[s['item']].stock})"))
+            key = (s["item"], s.get("slot"))
+            nth[key] += 1
+            copy = f" #{nth[key]}" if copies[key] > 1 else ""  # two copies of one item: the options differ
+            pairs.append((oid, f"{ITEMS[s['item']].name}{copy} ({where}) を常備化ポイントに戻す (+{ITEMS[s['item']].stock})"))
             costs[oid] = 0
         return pairs, refused, costs
 

@@ -1,0 +1,57 @@
+"""Every registered system's first sample scenario, played to the end with its GM seat on a real model.
+
+One cassette per system (``cassettes/test_whole_sample_with_an_llm_gm[<system id>].yaml``), recorded from the local
+SmolLM2 server with the settings `--llm local` uses, replayed here with record mode ``none``. A new system has no
+cassette until it is recorded, so this test fails for it until then (re-record as tests/llm/test_cassettes.py
+says, with ``-k <system id>`` to record only the new one).
+
+What it proves for each system: the GM's prompts of every decision kind the session reached went to the model, the
+replies were parsed and checked by the engine (re-asked or replaced by the scripted answer, never trusted), the
+session finished, the log replays byte for byte and every answer is the one its seat's agent gave.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from agent.provenance import provenance
+from agent.table import SeatSpec, Table, default_agent_factory
+from engine.core import Session, load_scenario
+from engine.core.events import AnswerEvent, DecisionEvent, ModelCallEvent
+from engine.core.registry import systems
+from engine.core.replay import verify
+
+from .test_cassettes import MODEL, ROOT, _agent
+
+SEED = 3
+
+
+@pytest.mark.vcr
+@pytest.mark.parametrize("system_id", [s.id for s in systems()])
+def test_whole_sample_with_an_llm_gm(system_id, vcr, tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    info = next(s for s in systems() if s.id == system_id)
+    sample = info.sample_scenarios[0]
+    log = tmp_path / "llm.jsonl"
+    seats = SeatSpec.parse(["all=scripted", f"gm=llm:{MODEL}"])
+    session = Session(load_scenario(sample), seed=SEED, log_path=log, seats=seats.to_header())
+    agent = _agent()
+    Table(session, seats, default_agent_factory(SEED, None, lambda policy: agent)).run()
+    assert session.is_over, f"{sample.name} did not finish"
+
+    calls = [e for e in session.events if isinstance(e, ModelCallEvent)]
+    assert calls and all(e.actor == "gm" for e in calls)
+    answers = [e for e in session.events if isinstance(e, AnswerEvent) and e.actor == "gm"]
+    asked = {e.seq for e in session.events if isinstance(e, DecisionEvent) and e.actor == "gm"}
+    assert {e.seq for e in answers} == asked
+    # every GM answer that was not forced (a single legal option) went to the model first, whatever it replied
+    called = {e.seq for e in calls}
+    unasked = Counter(e.kind for e in answers if e.policy != "forced" and e.seq not in called)
+    assert not unasked, f"GM decisions answered without a model call: {dict(unasked)}"
+    assert agent.summary()["calls"] == len(calls)
+    verify(log)  # byte for byte
+    verify(log, check=provenance)  # each answer is the model's parsed reply, or the logged fallback's
+    if vcr.record_mode == "none":
+        assert vcr.all_played, "the cassette has exchanges the session did not make"
