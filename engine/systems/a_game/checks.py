@@ -640,10 +640,29 @@ class ChecksMixin(ElementsMixin):
             avail = extra.count(6) if self.cfg.greed_chain else 0
         return out
 
+    def _pool_text(self, side: Side) -> str:
+        """§5.1 in words: where each die of a side comes from (the player sees the count before deciding D22)."""
+        plus, minus, mods = side.modifiers(self.cfg)
+        parts = [f"成功要素 {''.join(bracketed(e.name) for e in side.own)}"] if side.own else []
+        if side.temps:
+            parts.append(f"一時成功要素 {''.join(bracketed(t) for t in side.temps)}")
+        if side.coop:
+            parts.append("協力 " + "".join(f"{bracketed(e.name)}（{pc.name}）" for pc, e in side.coop))
+        if plus:
+            parts.append(mods[0])
+        text = " + ".join(parts) or "成功要素なし"
+        if side.reverse:
+            text += f" − 逆成功要素 {''.join(bracketed(t) for t in side.reverse)}"
+        if minus:
+            text += f" − {mods[0]}"
+        return f"{side.who.name} のダイス {side.n(self.cfg)} 個 = {text}"
+
     def _rolls(self, rec: CheckRecord, side: Side, opp: Side | None) -> Gen:
         """C3, and §5.5/§7.4 O3–O6 for an opposed check: the side with more elements rolls first."""
         n = side.n(self.cfg)
         purpose = f"{rec.id} {side.who.id}"
+        for s in (side,) if opp is None else (side, opp):
+            self.ctx.info("pool", self._pool_text(s), record=rec.id, who=s.who.id, dice=s.n(self.cfg))
         if opp is None:
             out = yield from self.roll_side(side.who, n, rec.difficulty, None, "actor", purpose)
             return out, None

@@ -11,7 +11,7 @@ everyone in the next game (§7.11), and PLs may un-realize elements with a chang
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -220,6 +220,9 @@ class ElementsMixin(GameBase):
                                      data={"pc": c.id, "categories": list(cats), "window": window})
         if not verdict.approved:
             assert verdict.reason is not None
+            why = self._refusal_facts(verdict.reason, name, cats, context)
+            if why:
+                self.ctx.info("element", f"{bracketed(name)} の却下: {why}", pc=c.id, name=name, code=verdict.reason)
             self.refused_names.setdefault(c.id, set()).add(normalize(name))
             if verdict.reason == "omnipotent" and self.cfg.omnipotent_rejection_blacklists:
                 self._blacklist(normalize(name), "§4-1-6 A15 omnipotent_rejection_blacklists")
@@ -228,6 +231,22 @@ class ElementsMixin(GameBase):
         self._mark_created(c, window)
         return "approved"
 
+
+    def _refusal_facts(self, code: str, name: str, cats: Sequence[str], context: Mapping[str, Any]) -> str:
+        """The facts of the rules behind the SD's reason (§7.7, §9.9), for the player who proposed the element; the
+        SD's judgement is the ruling, these are what the rules measure (empty when they measure nothing)."""
+        if code == "too_long":
+            return f"{context['length']}文字（成功要素は{context['max_len']}文字まで）"
+        if code == "setting_conflict":
+            words = [k for k in context["forbidden_keywords"] if normalize(k) and normalize(k) in context["normalized"]]
+            return f"この世界にない言葉（{'、'.join(words)}）を含む" if words else ""
+        if code == "omnipotent":
+            if context["universal"]:
+                return "万能を表す言葉を含む（§9.9）"
+            if context["share"] >= context["threshold"]:
+                return (f"判定分野 {cats_text(cats)} は、このシナリオで想定される判定の"
+                        f"{round(context['threshold'] * 100)}%以上に使える（万能成功要素の目安）")
+        return ""
     def free_window(self, c: Character, window: str, rule: str) -> Gen:
         """A registration window without a per-turn limit (creation, between scenes, after the game; cap 20)."""
         for _ in range(MAX_PROPOSALS_PER_WINDOW):

@@ -287,14 +287,15 @@ def scenario_problems(sc: AGameScenario, cfg: AGameConfig) -> list[str]:
     if dup:
         out.append(f"pcs/sdcs: ids used twice (or the reserved id gm): {', '.join(dup)}")
     names: dict[str, list[str]] = {}
-    for c in [*sc.pcs, *sc.sdcs]:
-        names.setdefault(c.name.strip(), []).append(c.id)
+    sheets: list[PCSheet | SDCSheet] = [*sc.pcs, *sc.sdcs]
+    for sheet in sheets:
+        names.setdefault(sheet.name.strip(), []).append(sheet.id)
     for name, who in names.items():
         if len(who) > 1:  # options, narration and the sheets name characters: a table tells them apart by name
             out.append(f"pcs/sdcs: the name {name!r} is used by {', '.join(who)}; give each character its own name")
     texts: dict[str, list[str]] = {}
-    for f in sc.setting_facts:
-        texts.setdefault(f.text.strip(), []).append(f.id)
+    for fact in sc.setting_facts:
+        texts.setdefault(fact.text.strip(), []).append(fact.id)
     for text, which in texts.items():
         if len(which) > 1:
             out.append(f"setting_facts: {', '.join(which)} have the same text {text!r}")
