@@ -18,6 +18,8 @@ HOUSE 12-round cap; engine/systems/yogaribito/DESIGN.md, "Scripted play and the 
   ally holds the enemy.
 - **Keep soul for the climax** (``_spendable``, D33 blessing): outside the climax phase a PC pays no soul cost that
   leaves it under half its base, and casts no 《祝福》; the climax is where the caster's 【魂】 decides the fight.
+- **End a stalemate** (D47, ``end_combat``): after 4 full rounds in which nobody lost 【命】 or 【魂】, the GM ends the
+  fight (§11.6 (d)).
 - **Press the attack with 【運】** (agent/scripted/yogaribito/checks.py ``_press_the_attack``): a successful hit
   check in the climax spends 【運】 to raise itself by one.
 """
@@ -521,6 +523,20 @@ def other_auto(d: Decision, s: Session) -> Any:
     return "none"
 
 
+
+#: [HOUSE play] completed rounds in which nobody lost 【命】 or 【魂】 before the scripted GM ends the fight (D47)
+STALEMATE_ROUNDS = 4
+
+
+def end_combat(d: Decision, s: Session) -> Any:
+    """D47: continue (the automatic conditions of §11.6 end a fight), except [HOUSE play] a stalemate: after
+    ``STALEMATE_ROUNDS`` full rounds in which nobody was harmed (a PC with both hands disabled against an enemy that
+    cannot get through his defense), the GM ends it (§11.6 (d)), as a table would, instead of the round cap."""
+    quiet = d.context.get("rounds_without_damage") if "end" in d.option_ids else None
+    if quiet is not None and int(quiet) >= STALEMATE_ROUNDS:
+        return "end"
+    return _first(d, "none")
+
 POLICY: dict[str, Callable[[Decision, Session], Any]] = {
     "cb.layout": layout,
     "cb.delay": delay,
@@ -536,7 +552,7 @@ POLICY: dict[str, Callable[[Decision, Session], Any]] = {
     "cb.crit_bonus": crit_bonus,
     "cb.crit_table": lambda d, s: _first(d, "roll"),
     "cb.crit_hand": crit_hand,
-    "cb.end": lambda d, s: _first(d, "none"),
+    "cb.end": end_combat,
     "cb.crit_row6": lambda d, s: _first(d, "incapacitate"),
     "cb.other_auto": other_auto,
 }

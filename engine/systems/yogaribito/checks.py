@@ -792,6 +792,9 @@ class ChecksMixin(GameBase):
         old = c.current.get(stat, 0)
         new = max(0, old - amount)
         self.set_current(c, stat, new, rule, cause)
+        cb = getattr(self, "_cb", None)
+        if cb is not None and new < old and self.t.battlefield is not None:
+            cb.harm_round = self.t.battlefield.round
         if old > 0 and new == 0 and c.able:
             yield from self.zero_trigger(c, stat, rule=rule, special=special)
         return amount

@@ -108,6 +108,8 @@ class _Combat:
     outcome: str | None = None
     running: bool = False  # a full combat (combat()) rather than a single procedure on a prepared table
     log: list[dict[str, Any]] = field(default_factory=list)
+    #: the last round in which a combatant lost 【命】 or 【魂】 to damage (D47's context: how long nobody was harmed)
+    harm_round: int = 0
 
 
 @dataclass
@@ -1426,8 +1428,11 @@ class CombatMixin(ChecksMixin):
         fs = getattr(self, "_combat_flow", None)
         if fs is not None:  # the combat machine decides whether the combat can end here (from a turn's cleanup)
             pairs = fs.offer(pairs, {"end": "finish"})
+        cb = self._cb
+        # completed rounds since the last damage: a fight in which nobody can harm anybody is the GM's to end
+        quiet = 0 if cb is None else max(0, self.bf.round - 1 - cb.harm_round)
         ans = yield from self.choose("gm", "cb.end", "戦闘を続ける?", "§11.6 D47", pairs,
-                                     always_ask=True, context=self.lazy_battle(None))
+                                     always_ask=True, context=self.lazy_battle(None, rounds_without_damage=quiet))
         if ans == "end":
             raise CombatOver("ended_by_gm", "GMの判断 (D47)")
         return None
