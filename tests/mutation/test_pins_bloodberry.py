@@ -3,6 +3,9 @@ every test still passing. Each test names the mutant it kills and the section of
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from engine.core import Session, load_scenario
@@ -19,6 +22,21 @@ AOI_3_BENI_1 = [6, 1, 5, 2, 3, 5, 4, 1, 5, 2, 3, 1]  # EX5's own dice
 
 def bb(case: dict[str, Any]) -> None:
     run_example("bloodberry", "bloodberry_cast.yaml", case)
+
+
+@contextmanager
+def deadline(seconds: float = 5.0) -> Iterator[None]:
+    """Fail (TimeoutError) instead of hanging when a rule's loop never ends (a mutant of it)."""
+    def boom(*_: object) -> None:
+        raise TimeoutError(f"not done within {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, boom)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
 
 
 def _rc(active: str = "aoi", passive: str = "beni", rtype: str = "inquiry") -> dict[str, Any]:
@@ -162,3 +180,184 @@ def test_a_failed_afterimage_reproduces_no_past_event():
         "expect": {"result": {"flags": [], "clues": []},
                    "events": [{"type": "check", "check": "skill",
                                "data": {"rollers": [{"who": "beni", "pool": 5, "ach": 2, "success": False}]}}]}})
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# second pass (docs/mutation.md, 2026-12-02): ids at b70687f
+# ---------------------------------------------------------------------------------------------------------------------
+def test_emotion_roll_mode_d12_rolls_one_d12():
+    """§5.8, §10 A13 emotion_roll_mode = d12: the 感情表 is read with one d12 (entry = the face: 5 → 《追求》). Kills
+    creation.py:61:26:const:0 (a d13)."""
+    bb({"id": "EMOTION-d12", "config": {"emotion_roll_mode": "d12"}, "procedure": {"table_roll": {"table": "emotion"}},
+        "dice": ["d12:5"], "expect": {"result": "tsuikyu", "events": [{"type": "roll", "sides": 12}]}})
+
+
+def test_camp_cap_pcs_current_counts_the_active_pcs_of_the_camp():
+    """§7.5, §10 A29 camp_cap_basis = pcs_current: the camp cap is the number of the camp's PCs in play now (each
+    counts once; a dropped PC no more). Kills game.py:1481:23:const:0 (each PC counted twice)."""
+    s = Session(load_scenario(CAST), 0, config={"camp_cap_basis": "pcs_current"})
+    g = s.game
+    g.t.camps = {"pcs": ["aoi", "beni", "chika"]}
+    assert g.camp_cap("pcs") == 3
+    g.t.chars["chika"].status = "dropped"
+    assert g.camp_cap("pcs") == 2
+
+
+def test_a_dropped_camp_member_takes_no_confrontation_turn():
+    """§7.5, §6 (a PC whose ability fell to 0 drops out of play; only a dead one may still use skills, A21): a dropped
+    camp member gets no confrontation turn — Beni is not even offered her class skill 時間 (it would be, were she
+    dead). Kills game.py:1460:11:boolop:0 (`camp is None and …`: the dropped member gets a turn)."""
+    s = Session(load_scenario(CAST), 0)
+    g = s.game
+    c = g.t.chars["beni"]
+    g.cf_camp_of = {"aoi": "pcs", "beni": "pcs"}
+    g.participants = ["aoi", "beni"]
+    g.cf_camp = "pcs"
+    for status, turn in (("dropped", False), ("dead", True)):
+        c.status = status
+        asked = next(g._cf_actor_turn(c, None, None), None)
+        assert (asked is not None) == turn, (status, asked)
+        if turn:
+            assert asked.kind == "pc.cf_action" and "skill:time_stop" in asked.option_ids, asked
+
+
+def test_fairy_curse_user_mode_only_a_fairy_offers_on_its_own_check():
+    """§9.3 妖精の呪い, §10 A22 fairy_curse_reroll_owner = user: the fairy rerolls its own check, paid by a consenting
+    other character; a roller without 妖精の呪い (the human Aoi) is offered nothing. Kills judge.py:376:20:boolop:0
+    (any PC offers) and judge.py:377:16:retbool:0 (a non-fairy's check reports a reroll that never happens)."""
+    base = {"config": {"fairy_curse_reroll_owner": "user"},
+            "setup": {"participants": ["aoi", "chika"], "chars": {"aoi": {"willpower": 0}, "chika": {"willpower": 0}}}}
+    with deadline():
+        bb({**base, "id": "FAIRY-human", "procedure": {"basic": {"pc": "aoi", "bases": ["passion", "maturity"]}},
+            "dice": [1, 1, 1, 1, 1],
+            "expect": {"asked": [{"kind": "j.fairy_offer", "times": 0}]}})
+    bb({**base, "id": "FAIRY-own", "procedure": {"basic": {"pc": "chika", "bases": ["passion", "maturity"]}},
+        "dice": [1, 1, 1, 1, 1],
+        "expect": {"asked": [{"kind": "j.fairy_offer", "actor": "chika", "times": 1}]}})
+
+
+def test_between_scenes_a_single_legal_relation_check_is_still_offered():
+    """§7.7 BS_3b: between scenes each PC may make one relation check; when only one is legal (Aoi: the only PC
+    left is Dora, 探究 and 冗談 blocked by 破魔) it is still offered (skip or that one). Kills
+    game.py:1702:25:const:0 (`len(pairs) == 2` → return)."""
+    bb({"id": "BS-one", "procedure": {"between_scenes": {}},
+        "setup": {"chars": {"beni": {"status": "dropped"}, "chika": {"status": "dropped"}},
+                  "hama": {"beni|aoi": "inquiry", "chika|aoi": "banter"}},
+        "expect": {"asked": [{"kind": "bs.relation", "actor": "aoi", "times": 1}]}})
+
+
+def _drive(gen: Any, answers: dict[str, list[str]]) -> list[Any]:
+    """Run a rules generator to its end: the listed answers of a decision kind in order, else `pass` where offered,
+    else the first option. Returns the decisions asked."""
+    from engine.core.decision import Answer
+
+    asked: list[Any] = []
+    queues = {k: list(v) for k, v in answers.items()}
+    ans = None
+    with deadline():
+        while True:
+            try:
+                d = next(gen) if ans is None else gen.send(Answer(choice=ans))
+            except StopIteration:
+                return asked
+            asked.append(d)
+            q = queues.get(d.kind)
+            ans = q.pop(0) if q else ("pass" if "pass" in d.option_ids else d.option_ids[0])
+
+
+def test_the_gm_entry_ruling_deny_keeps_the_pc_out_and_allow_lets_it_in():
+    """§5.7 登場: a PC outside the scene may ask to enter; the GM rules: allow (enters), deny (stays out) or an entry
+    check. Kills game.py:748:15:cmp:0 (deny and allow swapped)."""
+    for ruling, entered in (("deny", False), ("allow", True)):
+        g = Session(load_scenario(CAST), 0).game
+        g.participants = ["aoi", "beni", "chika"]
+        asked = _drive(g._entry_requests(g.sc.scenes[0]),
+                       {"pc.entry_request": ["request"], "gm.entry_ruling": [ruling]})
+        assert [d.kind for d in asked] == ["pc.entry_request", "gm.entry_ruling"]
+        assert ("dora" in g.participants) == entered, (ruling, g.participants)
+
+
+def test_normal_order_gives_a_turn_only_to_participating_pcs_that_can_act():
+    """§7.1 normal order: the scene-actor PCs, then the other participating PCs, each one turn; a PC that does not
+    take part in the scene (Chika, a scene actor who is not in it) or cannot act (Beni, dropped) gets none. Kills
+    game.py:841:27:boolop:0 (`not can_act and not participating`)."""
+    g = Session(load_scenario(CAST), 0).game
+    scene = g.sc.scenes[0]
+    g.scene = scene
+    g.phase.fire("open_scene")
+    g.scene_actors = ["aoi", "chika"]
+    g.participants = ["aoi", "beni", "dora"]
+    g.t.chars["beni"].status = "dropped"
+    asked = _drive(g._turns(scene), {"gm.adopt_rounds": ["normal_order"], "gm.end_scene": ["end_scene"]})
+    assert [d.actor for d in asked if d.kind == "pc.declare"] == ["aoi", "dora"]
+
+
+def test_the_gm_ending_choice_goes_to_the_ending_at_once():
+    """§6: from a scene the GM may go to the ENDING (gm.end_scene `ending`): no further scene is played (here
+    second_scene, the only other scene a whole session of this scenario plays). Kills game.py:440:15:boolop:0 (the
+    ending only when also no PC is in play and the confrontation lost)."""
+    bb({"id": "TO-ENDING", "dice": [], "answers": [{"kind": "gm.end_scene", "answer": "ending"}],
+        "expect": {"asked": [{"kind": "gm.end_scene", "times": 1}]}})
+
+
+def test_a_scene_events_curse_check_of_a_named_type_runs_unless_hama_blocks_it():
+    """§8 scene events (curse_check of a formed curse with its type), §10 A20 破魔: 人形の呪い's 悪意 check (difficulty =
+    its 悪意 3) is put to the GM for Aoi; while Aoi's 破魔 blocks that check of the curse it does not happen. Kills
+    game.py:792:43:cmp:0 (a usable type treated as blocked)."""
+    from engine.systems.bloodberry.scenario import CurseCheckEvent, SceneEvent
+
+    ev = SceneEvent(curse_check=CurseCheckEvent(curse="ningyo", type="malice", target="aoi"))
+    for hama, asked_n in (({}, 1), ({("aoi", "ningyo"): "malice"}, 0)):
+        g = Session(load_scenario(CAST), 0).game
+        g.participants = ["aoi"]
+        g.t.hama.update(hama)
+        asked = _drive(g._scene_event(g.sc.scenes[0], ev), {"gm.curse_event": ["skip"]})
+        checks = [d for d in asked if d.kind == "gm.curse_event"]
+        assert len(checks) == asked_n, (hama, asked)
+        if checks:
+            assert checks[0].context["type"] == "malice" and checks[0].context["difficulty"] == 3
+
+
+def test_confrontation_camps_hold_only_their_participating_active_pcs():
+    """§7.5 camps (scenario-defined, here two PC camps): a camp's PC members are those of its list that take part in
+    the scene and are active (Chika, listed but not in the scene, is in no camp); each stays in its own camp, and the
+    cap counts them (A29). Kills game.py:1357:61:cmp:0 (`m not in active_pcs`)."""
+    from engine.systems.bloodberry.scenario import Camp, Confrontation, SceneData
+
+    g = Session(load_scenario(CAST), 0).game
+    cf = Confrontation(curses=["ningyo"], camps=[Camp(id="a", members=["aoi"]), Camp(id="b", members=["beni", "chika"])])
+    scene = SceneData(id="example", title="対峙", confrontation=cf, participants=["aoi", "beni"])
+    g.scene = scene
+    g.participants = ["aoi", "beni"]
+    for trigger in ("frame", "entries", "run_events", "confront"):
+        g.scene_m.fire(trigger)
+    first = next(g._confrontation(scene))
+    assert first.kind == "gm.confrontation_setup"
+    assert g.cf_camps == {"a": ["aoi"], "b": ["beni"]}
+    assert g.t.camp_cap == {"a": 1, "b": 1}
+
+
+def test_a_consumed_sub_event_card_goes_to_the_discard_pile():
+    """§7.6 sub-events (subevent_card_consumed = true, A36), G8: a sub-event card that triggers is consumed into the
+    discard pile (which is reshuffled into a new deck when the deck runs out): EX18's 9♣ on 資料室 is there after the
+    move. Kills flagmap.py:343:16:stmtdel:0 (the card vanishes)."""
+    import yaml
+
+    from engine.core.examples import _no_answer
+
+    doc = yaml.safe_load((ROOT / "engine" / "systems" / "bloodberry" / "examples" / "bloodberry.yaml").read_text())
+    ex18 = next(c for c in doc["cases"] if c["id"] == "EX18")
+    s = Session(load_scenario(CAST), 0, options={"procedure": ex18["procedure"]})
+    answers = list(ex18["answers"])
+    seen = False
+    with deadline():
+        while not s.is_over:
+            d = s.pending
+            if s.game.fm is not None and "9♣" in [c.code for c in s.game.fm.shoe.discard]:
+                seen = True
+            head = answers[0] if answers else None
+            if head is not None and head["kind"] == d.kind and head.get("actor", d.actor) == d.actor:
+                s.answer(answers.pop(0)["answer"])
+            else:
+                s.answer(_no_answer(d))
+    assert seen, "the consumed 9♣ never reached the discard pile"
