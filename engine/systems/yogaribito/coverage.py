@@ -35,6 +35,8 @@ RUNS: tuple[Run, ...] = (
     Run("samples", COUNT, range(6), ("random_pcs",), why="combats lost, escaped, ended in end_phase"),
     Run("samples", COUNT, (*range(24), 104), ("random_npcs",),
         why="the count's 霧化 (a setup feat) costs his last 【魂】: setup_phase → finish"),
+    Run("round_cap", COUNT, range(2), config={"max_combat_rounds": 2},
+        why="the HOUSE safety cap (no sample fight reaches the default 30 rounds): end_phase → finish"),
     Run("slain_foe", COUNT, range(3), edit=_slain_foe, why="a fight whose only foe is dead: combat_start → finish"),
     Run("belfry", BELFRY, range(3), ("scripted", "random_pcs"),
         why="the sequel: blockades (《結界》) against a pack, area attacks into it, flying foes over the blockade"),
