@@ -31,13 +31,16 @@ from pydantic import BaseModel, ValidationError
 __all__ = [
     "SEED_STRIDE", "Sample", "samples", "case_seed", "case_rng", "display_path", "flag_choices", "draw_config",
     "config_overrides", "draw_seats", "seat_name", "play_command", "Tally", "run_cases", "Hang", "watchdog",
-    "short_traceback", "write_summary", "MAX_FAILURES_KEPT",
+    "short_traceback", "write_summary", "MAX_FAILURES_KEPT", "run_pool", "WORKER_MEMORY_MB",
 ]
 
 #: session i of base seed S plays seed S * SEED_STRIDE + i (as ``trpg playtest``)
 SEED_STRIDE = 1_000_003
 #: failures kept in a summary (all are counted)
 MAX_FAILURES_KEPT = 50
+#: the address space a worker process of a local pool may take (``RLIMIT_AS``): a runaway case fails with
+#: MemoryError instead of taking the machine's memory (a case that kills its worker anyway is reported, not fatal)
+WORKER_MEMORY_MB = 4096
 #: seat words per seat role, as ``--seat`` spells them
 _GROUP = {"gm": "gm", "pc": "pcs", "npc": "npcs"}
 
@@ -244,15 +247,18 @@ def _chunks(cases: Sequence[int], size: int) -> Iterator[list[int]]:
 def run_cases(fn: ChunkFn, params: Any, cases: Sequence[int], *, jobs: int = 1, executor: str = "local",
               scheduler: str | None = None, chunk: int | None = None,
               progress: Callable[[int, int], None] | None = None) -> Tally:
-    """Run ``fn`` over ``cases`` in chunks: in this process (``jobs`` 1), on ``jobs`` processes, or on Dask
-    (``agent.batch.runner``'s executors); the tallies are merged (in any completion order: the result is the same)."""
+    """Run ``fn`` over ``cases`` in chunks: in this process (``jobs`` 1), on ``jobs`` processes (``run_pool``), or on
+    Dask (``agent.batch.runner``'s executors); the tallies are merged (in any completion order: the result is the
+    same)."""
+    size = chunk or max(1, min(50, -(-len(cases) // max(1, jobs * 4))))
+    if progress:
+        progress(0, len(cases))
+    if executor == "local" and jobs > 1:
+        return run_pool(fn, params, list(_chunks(cases, size)), jobs=jobs, progress=progress, total=len(cases))
     from ..batch.runner import _executor
 
     total = Tally()
     done = 0
-    size = chunk or max(1, min(50, -(-len(cases) // max(1, jobs * 4))))
-    if progress:
-        progress(0, len(cases))
     with _executor(executor, jobs, scheduler) as ex:
         if ex is None:
             for part in _chunks(cases, size):
@@ -271,6 +277,86 @@ def run_cases(fn: ChunkFn, params: Any, cases: Sequence[int], *, jobs: int = 1, 
                     progress(done, len(cases))
     total.sort()
     return total
+
+
+def _limit_worker(memory_mb: int) -> None:  # pragma: no cover - runs in a worker process
+    import resource
+
+    if memory_mb > 0:
+        limit = memory_mb * 1024 * 1024
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def _worker_died(case: int, error: BaseException) -> Tally:
+    t = Tally()
+    t.failed_cases = 1
+    t.add("worker_deaths")
+    t.fail(case, "worker_died", f"the fuzzer's worker process died while it ran this case ({type(error).__name__}: "
+           f"{error}); run it alone with --case {case} (the worker had {WORKER_MEMORY_MB:,} MB of address space)")
+    return t
+
+
+def run_pool(fn: ChunkFn, params: Any, parts: Sequence[Sequence[int]], *, jobs: int, progress: Any = None,
+             total: int | None = None, memory_mb: int = WORKER_MEMORY_MB) -> Tally:
+    """Run the chunks ``parts`` on ``jobs`` spawned worker processes (single-threaded: a worker may fork), each with
+    ``memory_mb`` of address space, and survive a worker that dies (killed by the kernel, a signal, a crash of the
+    interpreter): the chunks that did not finish go to a one-worker pool, in order, where the first to break its
+    pool is the one that killed it; it is split and run again until the case is found, which is reported as a
+    ``worker_died`` failure; the others go back to the parallel pool. The result does not depend on ``jobs``."""
+    import concurrent.futures as cf
+    import multiprocessing
+    from concurrent.futures.process import BrokenProcessPool
+
+    ctx = multiprocessing.get_context("spawn")
+    result = Tally()
+    done = 0
+    total = total if total is not None else sum(len(p) for p in parts)
+    queue: list[list[int]] = [list(p) for p in parts if p]
+    suspects: list[list[int]] = []
+
+    def finished(t: Tally, n: int) -> None:
+        nonlocal done
+        result.merge(t)
+        done += n
+        if progress:
+            progress(done, total)
+
+    while queue or suspects:
+        if queue:
+            with cf.ProcessPoolExecutor(max(1, jobs), mp_context=ctx, initializer=_limit_worker,
+                                        initargs=(memory_mb,)) as ex:
+                futures = {ex.submit(fn, params, part): part for part in queue}
+                queue = []
+                for fut in cf.as_completed(futures):
+                    try:
+                        finished(fut.result(), len(futures[fut]))
+                    except BrokenProcessPool:
+                        suspects.append(futures[fut])
+            suspects.sort(key=lambda p: p[0])
+            continue
+        # one worker, the suspects in order: the first chunk whose future breaks the pool was running when it broke
+        with cf.ProcessPoolExecutor(1, mp_context=ctx, initializer=_limit_worker, initargs=(memory_mb,)) as ex:
+            futures = [(part, ex.submit(fn, params, part)) for part in suspects]
+            suspects = []
+            culprit: list[int] | None = None
+            for part, fut in futures:
+                if culprit is not None:
+                    queue.append(part)  # not run, or run after the break: back to the parallel pool
+                    continue
+                try:
+                    finished(fut.result(), len(part))
+                except BrokenProcessPool as e:
+                    culprit = part
+                    if len(part) == 1:
+                        finished(_worker_died(part[0], e), 1)
+                    else:
+                        half = len(part) // 2
+                        suspects += [part[:half], part[half:]]
+    result.sort()
+    return result
 
 
 # -- the watchdog --------------------------------------------------------------------------------------------------

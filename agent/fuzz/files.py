@@ -260,18 +260,11 @@ def run(args: Any, progress: Any) -> tuple[Tally, dict[str, Any]]:
                               progress=progress, chunk=size)
         else:
             # fork mode forks from the workers: spawned, single-threaded processes (never this one, which may run a
-            # progress thread)
-            tally = Tally()
-            done = 0
-            with cf.ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn")) as ex:
-                futures = {ex.submit(run_chunk, params, cases[i : i + size]): len(cases[i : i + size])
-                           for i in range(0, len(cases), size)}
-                for fut in cf.as_completed(futures):
-                    tally.merge(fut.result())
-                    done += futures[fut]
-                    if progress:
-                        progress(done, len(cases))
-            tally.sort()
+            # progress thread); a worker that dies is survived (``run_pool``)
+            from .common import run_pool
+
+            tally = run_pool(run_chunk, params, [cases[i : i + size] for i in range(0, len(cases), size)],
+                             jobs=args.jobs, progress=progress, total=len(cases))
     return tally, {"timeout_s": args.timeout, "memory_mb": args.memory_mb, "isolation": isolation,
                    "source_logs": [Path(p).name for p in logs], "sources_s": round(made, 2),
                    "max_error_chars": MAX_ERROR_CHARS}

@@ -52,11 +52,17 @@ def _odd_value(rng: random.Random, old: Any) -> Any:
 
 
 def _slots(tree: Tree) -> list[tuple[Any, Any]]:
-    """Every (container, key/index) of a parsed tree."""
+    """Every (container, key/index) of a parsed tree, each container once: YAML aliases load as one shared object,
+    so a tree that an alias bomb made holds 9^9 paths but a few dozen containers (walking the paths took 13 GB)."""
     out: list[tuple[Any, Any]] = []
     stack = [tree]
+    seen: set[int] = set()
     while stack:
         node = stack.pop()
+        if isinstance(node, (dict, list)):
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
         if isinstance(node, dict):
             for k in node:
                 out.append((node, k))

@@ -34,13 +34,27 @@ class ScenarioBase(BaseModel):
 MAX_PROBLEMS = 12
 
 
+#: the longest field path and problem text one error message shows of each problem (a rule's message may quote
+#: a value from the file: a 1 MB id must not come back as a 1 MB error)
+MAX_FIELD_CHARS = 200
+MAX_PROBLEM_CHARS = 400
+
+
+def _cut(text: str, limit: int) -> str:
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit - 30]}… ({len(text):,} characters)"
+
+
 class ScenarioError(ValueError):
     """A scenario file that cannot be used. ``str()`` is one paragraph naming file, field and problem."""
 
     def __init__(self, path: str | Path, problems: list[tuple[str, str]]):
         self.path = str(path)
         self.problems = problems
-        parts = [f"field `{f}`: {p}" if f else p for f, p in problems[:MAX_PROBLEMS]]
+        parts = [f"field `{_cut(f, MAX_FIELD_CHARS)}`: {_cut(p, MAX_PROBLEM_CHARS)}" if f else _cut(p, MAX_PROBLEM_CHARS)
+                 for f, p in problems[:MAX_PROBLEMS]]
         if len(problems) > MAX_PROBLEMS:
             parts.append(f"and {len(problems) - MAX_PROBLEMS} more problems")
         super().__init__(f"{self.path}: invalid scenario: " + "; ".join(parts) + ".")
