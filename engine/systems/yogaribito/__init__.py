@@ -15,7 +15,7 @@ from .scenario import YogaribitoScenario
 
 __all__ = ["INFO", "YogaribitoConfig", "YogaribitoScenario", "VERSION"]
 
-VERSION = "0.3.2"
+VERSION = "0.3.3"
 _ROOT = Path(__file__).resolve().parents[3]
 
 

@@ -1270,7 +1270,13 @@ class CreationMixin(GameBase):
                 continue
             lid = "loadout:" + ",".join(f"{u}={s}" for u, s in lo.items() if s) if any(lo.values()) else "loadout:none"
             n = len(occupied_slots([(next(i.item for i in slot_items if i.uid == u), s) for u, s in lo.items()]))
-            names = {i.uid: ITEMS[i.item].name for i in slot_items}
+            # two copies of one item: numbered (#1, #2), so that no two loadouts read alike
+            copies = Counter(i.item for i in slot_items)
+            nth: Counter[str] = Counter()
+            names: dict[str, str] = {}
+            for i in slot_items:
+                nth[i.item] += 1
+                names[i.uid] = ITEMS[i.item].name + (f" #{nth[i.item]}" if copies[i.item] > 1 else "")
             where = {"right_hand": "右手", "left_hand": "左手", "armor": "防具", "accessory": "アクセサリー"}
             label = "・".join(f"{names[u]}→{where.get(s, s)}" for u, s in lo.items() if s) or "何も装備しない"
             pairs.append((lid, f"{label}（【燎】{max(0, KAGARIBI_MAX - n)}）"))

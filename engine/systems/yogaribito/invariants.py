@@ -24,8 +24,8 @@ ASKED_WHEN_DOWN_PREFIXES = ("ap.", "cc.")
 ASKED_WHEN_DOWN: frozenset[str] = frozenset()
 #: AMB-19 (``cost_zero_action_resolves = true``): a feat's cost that brings its user to 0 leaves it 戦闘不能 (dead if
 #: awakened), but the action still resolves: the user is still asked the windows of its own action
-RESOLVING_OWN_ACTION = frozenset({"cb.targets", "cb.seal_item", "cb.crit_bonus", "ck.auto_feats", "ck.bought",
-                                  "ck.kagaribi", "ck.luck", "ck.bullets", "ck.doom_ack"})
+RESOLVING_OWN_ACTION = frozenset({"cb.targets", "cb.seal_item", "cb.crit_bonus", "cb.crit_hand", "ck.auto_feats",
+                                  "ck.bought", "ck.kagaribi", "ck.luck", "ck.bullets", "ck.doom_ack"})
 
 
 def _int(v: Any) -> bool:
