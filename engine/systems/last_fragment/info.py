@@ -7,6 +7,7 @@ from typing import Any
 
 from ...core.registry import SystemInfo, register_system
 from .config import LastFragmentConfig
+from .decisions import DECISIONS
 from .flow import MACHINES
 from .scenario import LastFragmentScenario
 
@@ -46,6 +47,8 @@ INFO = register_system(
         spec="last_fragment.md",
         sample_scenarios=tuple(_scenarios() / f"{p}.yaml" for p in ("shuuden_no_mukou", "kaerimichi_no_eki")),
         examples=(),
+        decision_table=DECISIONS,
+        prompt_roles=("gm", "pc", "npc"),
         description="d4 を能力値の数だけ振り最大の目で判定する探索ホラーTRPG: フラグメントを集め、ラストフラグメントを手にクライマックスへ。",
     )
 )

@@ -1,0 +1,89 @@
+"""ラストフラグメント's decision table (rules/last_fragment.md §8): every decision kind the rules of this package ask.
+
+A kind is the spec's §8 id under a group prefix, as the other systems name theirs (「A」 ``sd.assign_cast`` for D01
+assign_casts): ``cc.`` character creation (``cc_*``), ``gm.`` the GM (``gm_*``, and ``combat_participants``),
+``pc.`` a PC's player (``pc_*``, ``climax_declaration``), ``ck.`` whoever rolls a check (``check_*``,
+``fumble_item_choice``), ``sf.`` the holder of a secret fragment (``sf_*``), ``ps.`` the personal scene (``ps_*``,
+``personal_scene_end``), ``bond.`` bonds (``bond_*``), ``cb.`` the climax combat (``sp_choice``, ``combat_action``,
+``aftermath_action``, ``withdrawal_declaration``, ``winner_loot``; darts are ``pc.free_action`` options, the spec's
+``dart_use``), ``inv.`` the inventory (``inventory_overflow``), ``cont.`` the continuation (``continue_pc``,
+``growth_*``, ``respec``, ``memorialize``, ``next_session_items``). The ``doc`` of each entry names its §8 id.
+
+Not asked (the scenario decides, as §8 allows): ``gm_handout_assignment`` (scenario order), ``gm_shock_targets`` (the
+trigger's targets). ``dart_use`` is answered inside ``pc.free_action`` (``dart:<abnormality>:<target>``).
+Sheets, dice and results are public at this table; choices a player makes about its own fragments and items are
+its own (the engine publishes what they change).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ...core.decision_table import DecisionSpec, decision_table
+
+__all__ = ["DECISIONS"]
+
+D = DecisionSpec
+
+DECISIONS: Mapping[str, DecisionSpec] = decision_table([
+    # -- creation (§3) -------------------------------------------------------------------------------------------
+    D("cc.profile", "pc", "payload", "§3 1", public=True, doc="cc_profile: name, 肩書, age, sex, memo"),
+    D("cc.ap_allocation", "pc", "payload", "§3 4", public=True, doc="cc_ap_allocation: 能力/知識 levels"),
+    D("cc.skill_choice", "pc", "many", "§3 5", public=True, doc="cc_skill_choice (creation, respec)"),
+    D("cc.initial_item_names", "pc", "payload", "§3 6", public=True, doc="cc_initial_item_names"),
+    D("gm.item_name_veto", "gm", "one", "§3 6", public=True, no="accept", doc="gm_item_name_veto: accept / rename"),
+    # -- the main phase (§6, §7.1–§7.6) ----------------------------------------------------------------------------
+    D("gm.next_scene", "gm", "one", "§6 scene_select", public=True, doc="gm_next_scene"),
+    D("gm.stuck_resolution", "gm", "one", "§6 gm_stuck", public=True,
+      doc="gm_stuck_resolution: force:<scene> / end_main_phase"),
+    D("gm.scene_events", "gm", "one", "§6 triggers", no="skip", doc="gm_scene_events: fire / skip"),
+    D("gm.npc_investigation", "gm", "one", "§6 (AMB-46)", public=True, no="none", doc="gm_npc_investigation"),
+    D("pc.discovery", "pc", "one", "§7.2", public=True, no="skip", doc="pc_discovery: attempt / skip"),
+    D("pc.take_loose_item", "pc", "one", "§7.2", public=True, no="leave", doc="pc_take_loose_item: take / leave"),
+    D("pc.main_action", "pc", "one", "§6 scene_play", public=True, no="pass",
+      doc="pc_main_action: investigate:<target> / personal_scene / skill:<skill>:<target> / skill2:… (with ②) / pass"),
+    D("pc.free_action", "any", "one", "§6, §7.9.4", no="none",
+      doc="pc_free_action (and dart_use): none / share:<fragment>:<pcs|char> / come_out:<secret> / give:<i>:<char> / "
+          "discard:<i> / take:<item> / bp:<bond power> / dart:<abnormality>:<target>"),
+    D("pc.climax_declaration", "pc", "one", "§6 climax_declaration", public=True, no="no",
+      doc="climax_declaration: yes / no"),
+    # -- checks (§5.1, §7.6) ---------------------------------------------------------------------------------------
+    D("ck.item_request", "any", "one", "§7.6", reaction=True, public=True, no="none",
+      doc="check_item_request: none / item:<i>"),
+    D("gm.item_approval", "gm", "one", "§7.6", speech=True, public=True, doc="gm_item_approval: approve / reject"),
+    D("ck.ability_choice", "any", "one", "§5.1", reaction=True, public=True,
+      doc="check_ability_choice: the designated ability or its row's 異能 (non-daily)"),
+    D("ck.token_spend", "any", "one", "§5.1 (AMB-1)", reaction=True, public=True, no="0",
+      doc="check_token_spend: 0..tokens"),
+    D("ck.fumble_item_choice", "any", "one", "§9.2 (AMB-14)", public=True, doc="fumble_item_choice"),
+    D("sf.designate_ability", "any", "one", "§7.5", public=True, doc="sf_designate_ability"),
+    D("sf.come_out", "any", "many", "§7.5", public=True, doc="sf_come_out: recipients of a come-out"),
+    # -- personal scenes and bonds (§7.4) --------------------------------------------------------------------------
+    D("ps.appearance_request", "pc", "many", "§7.4 1", public=True, doc="ps_appearance_request"),
+    D("ps.appearance_response", "any", "one", "§7.4 1", public=True, no="decline",
+      doc="ps_appearance_response: accept / decline"),
+    D("bond.check_target", "pc", "one", "§7.4 2", public=True, no="none", doc="bond_check_target"),
+    D("bond.check_designate_ability", "any", "one", "§7.4 3", public=True, doc="bond_check_designate_ability"),
+    D("bond.type_choice", "any", "one", "§7.4 5 (AMB-8)", public=True, doc="bond_type_choice: roll / a type"),
+    D("bond.type_change", "any", "one", "§7.4 5 (AMB-10)", public=True, no="keep", doc="bond_type_change"),
+    D("ps.personal_scene_end", "pc", "one", "§7.4 7", public=True, no="end",
+      doc="personal_scene_end: end / investigate:<char>"),
+    # -- the climax (§7.9, §7.10) ----------------------------------------------------------------------------------
+    D("gm.combat_participants", "gm", "many", "§7.9.1", public=True, doc="combat_participants"),
+    D("cb.sp_choice", "any", "one", "§7.9.2", simultaneous=True, doc="sp_choice: 1..10 (secret, simultaneous)"),
+    D("cb.combat_action", "any", "one", "§7.9.1 action_step", public=True, no="done",
+      doc="combat_action: one skill:<skill>:<target> (skill2: with ②) at a time, then done"),
+    D("cb.withdrawal_declaration", "any", "one", "§7.9.1 round_end", simultaneous=True, no="no",
+      doc="withdrawal_declaration: no / yes (secret, simultaneous)"),
+    D("cb.aftermath_action", "any", "one", "§6 climax_aftermath", public=True, no="pass", doc="aftermath_action"),
+    D("cb.winner_loot", "any", "one", "§7.10", public=True, no="none", doc="winner_loot"),
+    # -- inventory, ending, continuation (§7.6, §7.11, §7.12) -----------------------------------------------------
+    D("inv.inventory_overflow", "any", "one", "§7.6", public=True, doc="inventory_overflow: discard / give"),
+    D("gm.bonus_items", "gm", "one", "§7.11", public=True, no="none", doc="gm_bonus_items"),
+    D("cont.continue_pc", "any", "one", "§7.12", public=True, doc="continue_pc"),
+    D("cont.respec", "pc", "one", "§7.12", public=True, no="none", doc="respec"),
+    D("cont.growth_ap_spend", "pc", "one", "§7.12", public=True, no="keep", doc="growth_ap_spend"),
+    D("cont.growth_skill_learn", "pc", "one", "§7.12", public=True, no="none", doc="growth_skill_learn"),
+    D("cont.memorialize", "pc", "many", "§7.12", public=True, doc="memorialize"),
+    D("cont.next_session_items", "pc", "many", "§7.12 (AMB-41)", public=True, doc="next_session_items"),
+])
