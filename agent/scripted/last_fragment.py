@@ -76,7 +76,7 @@ def gm_fire(d: Decision, v: SeatView) -> Any:
 
 
 def gm_none(d: Decision, v: SeatView) -> Any:
-    return _first(d, "none", "accept", "approve", "no_reuse")
+    return _first(d, "none", "accept", "approve")
 
 
 def combat_participants(d: Decision, v: SeatView) -> Any:
@@ -127,8 +127,9 @@ def free_action(d: Decision, v: SeatView) -> Any:
     ids = d.option_ids
     if "bp:bp_revive" in ids:
         return "bp:bp_revive"
+    secret = set(c.get("secret_fragments") or [])
     for o in ids:
-        if o.startswith("share:") and o.endswith(":pcs"):
+        if o.startswith("share:") and o.endswith(":pcs") and o.split(":")[1] not in secret:
             return o
     for f in c.get("cooperative") or []:
         if f"come_out:{f}" in ids:
@@ -276,7 +277,7 @@ def bond_type(d: Decision, v: SeatView) -> Any:
 
 
 def keep(d: Decision, v: SeatView) -> Any:
-    return _first(d, "keep", "none", "end", "done", "pass")
+    return _first(d, "keep", "none", "done", "pass")
 
 
 # -- combat ----------------------------------------------------------------------------------------------------
@@ -334,14 +335,14 @@ def withdrawal(d: Decision, v: SeatView) -> Any:
     wd = set(c.get("withdrawn") or [])
     seat = list(c.get("seat") or [])
     if side.get(d.actor) != "pc":
-        return "no"
+        return "pass"
     if any(side.get(t) == "enemy" and t not in inc and t not in wd for t in seat):
-        return "no"
+        return "pass"
     pcs = [t for t in seat if side.get(t) == "pc" and t not in inc and t not in wd]
     if not pcs:
-        return "no"
+        return "pass"
     finisher = max(pcs, key=lambda t: (hp.get(t, 0), -seat.index(t)))
-    return "no" if finisher == d.actor else "yes"
+    return "pass" if finisher == d.actor else "withdraw"
 
 
 def aftermath(d: Decision, v: SeatView) -> Any:
@@ -394,7 +395,7 @@ def overflow(d: Decision, v: SeatView) -> Any:
 
 
 def continue_pc(d: Decision, v: SeatView) -> Any:
-    return _first(d, "continue", "no_reuse")
+    return _first(d, "continue", "none")
 
 
 def growth_ap(d: Decision, v: SeatView) -> Any:

@@ -41,6 +41,8 @@ class GameBase:
     t: Table
     tb: Tables
     check_m: FlowState
+    #: the result of the last check (worked examples read it)
+    last_result: str | None = None
 
     # -- decisions ---------------------------------------------------------------------------------------------
     def choose(self, actor: str, kind: str, prompt: str, rule: str, pairs: Sequence[tuple[str, Label]],
@@ -242,6 +244,7 @@ class GameBase:
 
     def _record(self, c: Char, kind: str, out: dict[str, Any], what: str, target: str) -> str:
         res = out["result"]
+        self.last_result = res
         text = f"{c.name}: {what} — {RESULT_NAMES[res]}" + (f" {out['dice']}" if out["dice"] else "")
         if out["item"]:
             text += f"（アイテム「{out['item']}」）"

@@ -267,11 +267,11 @@ class CombatMixin(ScenesMixin):
             said: dict[str, bool] = {}
             if active:
                 ds = [Decision(p.id, "cb.withdrawal_declaration", f"ラウンド{rnd}の終了: 離脱を宣言する?", "§7.9.1 round_end",
-                               options=ask.options([("no", "離脱しない"), ("yes", "離脱する")]),
+                               options=ask.options([("pass", "離脱しない"), ("withdraw", "離脱する")]),
                                context=self.withdraw_context(p, parts))
                       for p in active]
                 answers = yield from ask.simultaneous(ds, "cb.withdrawal_declaration", "AMB-23 (simultaneous)")
-                said = {p.id: answers[p.id].choice == "yes" for p in active}
+                said = {p.id: answers[p.id].choice == "withdraw" for p in active}
             newly = [p for p in parts if not p.withdrawn and (p.incapacitated or said.get(p.id))]
             for p in newly:
                 self.set_attr(p, "withdrawn", True, "§7.9.1 離脱", "行動不能" if p.incapacitated else "離脱宣言")

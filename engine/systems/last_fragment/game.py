@@ -214,9 +214,11 @@ class LastFragmentGame(CombatMixin):
         camp = self.campaign()
         carried = dict(camp.get("pcs") or {})
         build: list[Char] = []
+        retired = set(camp.get("retired") or []) - set(carried)
         if camp:
             self.t.session_no = int(camp.get("sessions_played", 0)) + 1
-        for k, pid in enumerate(self.sc.pc_ids()):
+        seats = [p for p in self.sc.pc_ids() if p not in retired] or list(self.sc.pc_ids())
+        for k, pid in enumerate(seats):
             c = self.new_pc(pid, k + 1)
             self.t.chars[pid] = c
             sheet = next((p for p in self.sc.pcs if p.id == pid), None)
@@ -263,6 +265,8 @@ class LastFragmentGame(CombatMixin):
     def deliver(self) -> None:
         """§6 setup: handouts and secret fragments privately; fragments NPCs hold."""
         for h in self.sc.handouts:
+            if h.pc not in self.t.chars:  # a PC retired from the campaign (死亡, 失踪, 引退) does not appear
+                continue
             c = self.t.chars[h.pc]
             c.handout = h.text
             self.ctx.whisper([c.id], f"ハンドアウト: {h.text}")
@@ -438,7 +442,7 @@ class LastFragmentGame(CombatMixin):
                 cont[c.id] = ch == "continue"
             elif e == "missing":
                 ch = yield from self.choose(GM, "cont.continue_pc", f"失踪した {c.name} を NPC として使う?", "§7.11 失踪",
-                                            [("no_reuse", "使わない"), ("npc", "NPC として使う")],
+                                            [("none", "使わない"), ("npc", "NPC として使う")],
                                             context={"pc": c.id}, always_ask=True)
                 if ch == "npc":
                     self.missing_npcs.append(c.id)
@@ -447,6 +451,7 @@ class LastFragmentGame(CombatMixin):
         return {"ending": "climax" if self.t.phase == "ending" and self.combat_m.state == "end" else "no_climax",
                 "endings": endings, "winner": self.t.winner, "losers": list(self.t.losers),
                 "last_fragment_holders": lf_pcs, "visited": list(self.t.visited),
+                "scenes": [s.id for s in self.sc.scenes],
                 "fragments": {f: len([h for h in hs if self.t.chars[h].is_pc]) for f, hs in holders.items()},
                 "rounds": self.t.round, "session_no": self.t.session_no,
                 "campaign": self.campaign_state(cont)}
@@ -465,7 +470,9 @@ class LastFragmentGame(CombatMixin):
                          "ap_total": c.ap_total, "ap_unspent": c.ap_unspent, "skill_slots": c.skill_slots,
                          "survived": c.survived, "max_hp": c.max_hp}
         n = int(prev.get("sessions_played", 0)) + 1
+        retired = [*(x for x in prev.get("retired") or [] if x not in pcs), *(c.id for c in self.t.pcs() if c.id not in pcs)]
         return {"format": 1, "system": "last_fragment", "sessions_played": n, "last_scenario": self.sc.id, "pcs": pcs,
+                "retired": list(dict.fromkeys(retired)),
                 "npcs_from_missing": [*(prev.get("npcs_from_missing") or []), *self.missing_npcs]}
 
     def continuation(self, c: Char) -> Gen:

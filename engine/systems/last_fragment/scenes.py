@@ -24,6 +24,9 @@ MAX_FREE_ACTIONS = 6  # HOUSE: free actions one character may take in one opport
 class ScenesMixin(GameBase):
     session_m: Any
     scenes: dict[str, SceneSpec]
+    #: worked examples: stop the main phase once this many scenes were entered (None: play on)
+    stop_at_enter: int | None = None
+    next_scene: str | None = None
 
     # -- conditions (B.5) --------------------------------------------------------------------------------------
     def _atom(self, c: dict[str, Any]) -> bool:
@@ -109,6 +112,8 @@ class ScenesMixin(GameBase):
                     self.session_m.fire("force")
             result = yield from self.play_scene(s)
             last = s.id
+            if result == "stop":
+                return False
             if result == "climax":
                 self.session_m.fire("climax")
                 return True
@@ -128,6 +133,16 @@ class ScenesMixin(GameBase):
 
     # -- one scene ---------------------------------------------------------------------------------------------
     def play_scene(self, s: SceneSpec) -> Gen:
+        if self.stop_at_enter is not None and len(self.t.visited) + 1 >= self.stop_at_enter:
+            self.next_scene = s.id
+            return "stop"
+        yield from self.enter_scene(s)
+        self.session_m.fire("play")
+        result = yield from self.scene_play(s)
+        return result
+
+    def enter_scene(self, s: SceneSpec) -> Gen:
+        """§6 scene_enter: visited, the drawback scene_hp_1, discovery in seat order, the on_enter triggers."""
         self.set_t("visited", [*self.t.visited, s.id] if s.id not in self.t.visited else self.t.visited,
                    "§6 scene_enter")
         self.set_t("scene", s.id, "§6 scene_enter")
@@ -174,9 +189,6 @@ class ScenesMixin(GameBase):
             else:
                 self.ctx.narrate(GM, f"{c.name} の発見: 何も見つからない。", "rules")
         yield from self.fire_triggers(s, "enter")
-        self.session_m.fire("play")
-        result = yield from self.scene_play(s)
-        return result
 
     def placed_name(self, kind: str, ref: str) -> str:
         if kind == "object":
@@ -493,9 +505,9 @@ class ScenesMixin(GameBase):
         while not owner.incapacitated:
             opts = [(p.id, p.name) for p in appeared if f"{owner.id}>{p.id}" not in self.t.attempts
                     and (self.t.scene_time is None or self.t.scene_time > 0)]
-            pairs = [("end", "パーソナルシーンを終える")] + [(f"investigate:{i}", f"{n} を調査する") for i, n in opts]
+            pairs = [("done", "パーソナルシーンを終える")] + [(f"investigate:{i}", f"{n} を調査する") for i, n in opts]
             ch = yield from self.choose(owner.id, "ps.personal_scene_end", "パーソナルシーンを続ける?", "§7.4 6–7", pairs)
-            if ch == "end":
+            if ch == "done":
                 break
             yield from self.investigate(owner, ch.split(":", 1)[1], None)
         self.set_t("scene_type", outer, "§7.4 7 control returns to the scene")
@@ -526,7 +538,7 @@ class ScenesMixin(GameBase):
         pcs = self.t.pcs()
         here = [p for p in self.appearing() if p is not c]
         for fid in self.held(c.id):
-            if fid in self.secret_ids:
+            if fid in c.secrets:  # the original holder reveals its secret by coming out (§7.5)
                 continue
             lacking = [p for p in here if not self.holds(p.id, fid) and not p.withdrawn]
             if not lacking:
@@ -581,6 +593,7 @@ class ScenesMixin(GameBase):
 
     def free_context(self, c: Char, window: str) -> dict[str, Any]:
         return {"window": window, "phase": self.t.phase, "pcs": [p.id for p in self.t.pcs()],
+                "secret_fragments": [f for f in self.held(c.id) if f in self.secret_ids],
                 "cooperative": [f for f in c.secrets if self.frag[f].cooperative],
                 "abnormality_level": c.abnormality_level}
 
