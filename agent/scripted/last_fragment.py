@@ -76,7 +76,7 @@ def gm_fire(d: Decision, v: SeatView) -> Any:
 
 
 def gm_none(d: Decision, v: SeatView) -> Any:
-    return _first(d, "none", "accept", "approve")
+    return _first(d, "none", "keep", "approve")
 
 
 def combat_participants(d: Decision, v: SeatView) -> Any:
@@ -95,7 +95,7 @@ def take_loose(d: Decision, v: SeatView) -> Any:
     c = _ctx(d)
     if int(c.get("held", 0)) < int(c.get("max", 5)):
         return _first(d, "take")
-    return _first(d, "leave")
+    return _first(d, "skip")
 
 
 def main_action(d: Decision, v: SeatView) -> Any:

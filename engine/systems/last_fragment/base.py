@@ -186,7 +186,7 @@ class GameBase:
                 if ch != "none":
                     name = c.items[int(ch.split(":")[1])]
                     v = yield from ask.approve(
-                        self.ctx, GM, "gm.item_approval", name, f"{c.name} が「{name}」で{what}を自動成功にしたい。認める?",
+                        self.ctx, "gm", "gm.item_approval", name, f"{c.name} が「{name}」で{what}を自動成功にしたい。認める?",
                         "§7.6 アイテム（GMの承認）", {"inappropriate": "状況にそぐわない"},
                         context={"item": name, "actor": c.id, "check": kind, "designated": designated},
                         data={"actor": c.id, "item": name})

@@ -207,7 +207,7 @@ class CombatMixin(ScenesMixin):
         chosen: list[str] = []
         if npcs:
             pairs: list[tuple[str, Label]] = [(c.id, c.name) for c in npcs]
-            chosen = yield from self.choose_many(GM, "gm.combat_participants", "戦闘に参加する NPC", "§7.9.1 combat.start",
+            chosen = yield from self.choose_many("gm", "gm.combat_participants", "戦闘に参加する NPC", "§7.9.1 combat.start",
                                                  pairs, 0, len(pairs), context={"npc_combatants": list(cx.npc_combatants)})
         enemies = [self.t.chars[e] for e in cx.enemies] if cx.enemies else [c for c in self.t.others() if c.kind == "enemy"]
         parts = [*self.t.pcs(), *(c for c in npcs if c.id in chosen), *enemies]
@@ -348,7 +348,7 @@ class CombatMixin(ScenesMixin):
                 break
 
     def loot(self) -> Gen:
-        w = self.t.chars[self.t.winner]
+        w = self.t.chars[self.t.winner or ""]
         pairs: list[tuple[str, Label]] = [("none", "何も取らない")]
         for lid in self.t.losers:
             lo = self.t.chars[lid]

@@ -25,13 +25,14 @@ ATOMS: dict[str, tuple[str, ...]] = {
     "item_held": ("item", "by"),
     "flag": ("name",),
 }
-_DEFAULTS = {"fragment_held": {"by": "any_pc"}, "investigated": {"success": True}, "item_held": {"by": "any_pc"}}
+_DEFAULTS: dict[str, dict[str, Any]] = {"fragment_held": {"by": "any_pc"}, "investigated": {"success": True}, "item_held": {"by": "any_pc"}}
 _TOKEN = re.compile(r"\s*(?:(\()|(\))|(,)|(=)|'([^']*)'|\"([^\"]*)\"|([^\s(),=]+))")
 
 
 def _atom(op: str, args: list[Any], kw: dict[str, Any]) -> dict[str, Any]:
     names = ATOMS[op]
-    out: dict[str, Any] = {"op": op, **_DEFAULTS.get(op, {})}
+    out: dict[str, Any] = {"op": op}
+    out.update(_DEFAULTS.get(op, {}))
     if len(args) > len(names):
         raise ValueError(f"{op}(...) takes at most {len(names)} arguments ({', '.join(names)})")
     for n, a in zip(names, args):
@@ -78,14 +79,14 @@ class _Parser:
                 self.toks.append(("word", m.group(7)))
         self.i = 0
 
-    def peek(self) -> tuple[str, str] | None:
-        return self.toks[self.i] if self.i < len(self.toks) else None
+    def peek(self) -> tuple[str, str]:
+        return self.toks[self.i] if self.i < len(self.toks) else ("end", "")
 
     def take(self, kind: str | None = None, value: str | None = None) -> tuple[str, str]:
         t = self.peek()
-        if t is None or (kind and t[0] != kind) or (value and t[1] != value):
+        if t[0] == "end" or (kind and t[0] != kind) or (value and t[1] != value):
             want = value or kind or "more"
-            raise ValueError(f"condition: expected {want!r}, found {t[1] if t else 'the end'!r}")
+            raise ValueError(f"condition: expected {want!r}, found {t[1] if t[0] != 'end' else 'the end'!r}")
         self.i += 1
         return t
 
@@ -108,7 +109,7 @@ class _Parser:
         if t == ("word", "not"):
             self.i += 1
             return {"op": "not", "item": self.factor()}
-        if t is not None and t[0] == "(":
+        if t[0] == "(":
             self.i += 1
             e = self.expr()
             self.take(")")
@@ -121,16 +122,16 @@ class _Parser:
         self.take("(")
         args: list[Any] = []
         kw: dict[str, Any] = {}
-        while self.peek() is not None and self.peek()[0] != ")":
+        while self.peek()[0] not in (")", "end"):
             tok = self.take()
             if tok[0] not in ("word", "str"):
                 raise ValueError(f"condition: {word}(...): unexpected {tok[1]!r}")
-            if self.peek() is not None and self.peek()[0] == "=":
+            if self.peek()[0] == "=":
                 self.i += 1
                 kw[tok[1]] = self.take()[1]
             else:
                 args.append(tok[1])
-            if self.peek() is not None and self.peek()[0] == ",":
+            if self.peek()[0] == ",":
                 self.i += 1
         self.take(")")
         return _atom(word, args, kw)
@@ -147,7 +148,7 @@ def parse_condition(raw: Any) -> dict[str, Any]:
         if not p.toks:
             return {"op": "true"}
         e = p.expr()
-        if p.peek() is not None:
+        if p.peek()[0] != "end":
             raise ValueError(f"condition: unexpected {p.peek()[1]!r} after a complete condition")
         return e
     if isinstance(raw, list):

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ...core import ask
 from ...core.decision import Label
 from ...core.session import GameContext
 from ...core.visibility import GM, Secret
@@ -105,6 +106,10 @@ class LastFragmentGame(CombatMixin):
         raise KeyError(f"unknown actor {actor!r}")
 
     def prompt_role(self, actor: str) -> str:
+        """An enemy's seat reads the ``curse`` template (prompts/last_fragment/curse.md.j2); NPCs ``npc``."""
+        c = self.t.chars.get(actor)
+        if c is not None and c.kind == "enemy":
+            return "curse"
         return self.actor_role(actor)
 
     def state_audience(self, path: str) -> list[str] | None:
@@ -286,18 +291,12 @@ class LastFragmentGame(CombatMixin):
         def free(p: BaseModel) -> str | None:
             return f"the name {p.name!r} is taken" if p.name.strip() in taken else None  # type: ignore[attr-defined]
 
-        p = yield from self.ask_payload_(c.id, "cc.profile", "プロフィール（名前・肩書など）", "§3 1 cc_profile", Profile, free,
-                                         {"suggested": {"name": default}}, [{"name": default}])
+        p = yield from ask.ask_payload(c.id, "cc.profile", "プロフィール（名前・肩書など）", "§3 1 cc_profile", Profile, free,
+                                        context={"suggested": {"name": default}}, samples=[{"name": default}])
         self.set_attr(c, "name", p.name.strip(), "§3 1")
         self.set_attr(c, "title", p.title, "§3 1")
         yield from self.allocate(c, c.ap_unspent)
-        yield from self.choose_skills(c, "§3 5 cc_skill_choice", "cc.skill_choice")
-
-    def ask_payload_(self, actor: str, kind: str, prompt: str, rule: str, model: type[BaseModel], check: Any,
-                     context: dict[str, Any], samples: list[Any]) -> Gen:
-        from ...core import ask
-
-        return ask.ask_payload(actor, kind, prompt, rule, model, check, context=context, samples=samples)
+        yield from self.choose_skills(c, "§3 5 cc_skill_choice")
 
     def allocate(self, c: Char, budget: int) -> Gen:
         cfg, tb = self.cfg, self.tb
@@ -310,16 +309,17 @@ class LastFragmentGame(CombatMixin):
         if sum(default.values()) * cfg.ap_cost_per_level > budget or (
                 cfg.max_ability_level is not None and any(v > cfg.max_ability_level for v in default.values())):
             default = {}
-        a = yield from self.ask_payload_(c.id, "cc.ap_allocation", f"AP {budget} を能力・知識に振る（1AP = Lv+1）",
-                                         "§3 4 cc_ap_allocation", Allocation, check,
-                                         {"budget": budget, "buyable": list(tb.buyable), "max": cfg.max_ability_level,
-                                          "default": default}, [{"abilities": default}])
+        a = yield from ask.ask_payload(c.id, "cc.ap_allocation", f"AP {budget} を能力・知識に振る（1AP = Lv+1）",
+                                       "§3 4 cc_ap_allocation", Allocation, check,
+                                       context={"budget": budget, "buyable": list(tb.buyable),
+                                                "max": cfg.max_ability_level, "default": default},
+                                       samples=[{"abilities": default}])
         levels = {k: v for k, v in a.abilities.items() if v}
         spent = sum(levels.values()) * cfg.ap_cost_per_level
         self.set_attr(c, "abilities", levels, "§3 4")
         self.set_attr(c, "ap_unspent", budget - spent, "§3 4 ap_unspent")
 
-    def choose_skills(self, c: Char, rule: str, kind: str) -> Gen:
+    def choose_skills(self, c: Char, rule: str) -> Gen:
         free = c.skill_slots - (len(c.skills) - 1)
         cands = [s for s in self.tb.skills if s != "tsuujou_kougeki" and s not in c.skills]
         if free <= 0 or not cands:
@@ -327,7 +327,7 @@ class LastFragmentGame(CombatMixin):
         pairs: list[tuple[str, Label]] = [(s, f"{self.tb.skills[s].name}（{self.aname(self.tb.skills[s].ability)}、"
                                               f"SP{self.tb.skills[s].sp_cost}: {self.tb.skills[s].effect_text}）")
                                           for s in cands]
-        picks = yield from self.choose_many(c.id, kind, f"スキルを{free}つまで選ぶ", rule, pairs, 0, min(free, len(pairs)),
+        picks = yield from self.choose_many(c.id, "cc.skill_choice", f"スキルを{free}つまで選ぶ", rule, pairs, 0, min(free, len(pairs)),
                                             context={"order": list(SKILL_ORDER), "slots": free})
         if picks:
             self.set_attr(c, "skills", [*c.skills, *picks], rule)
@@ -345,13 +345,13 @@ class LastFragmentGame(CombatMixin):
             return None
 
         for attempt in range(2):
-            p = yield from self.ask_payload_(c.id, "cc.initial_item_names", f"初期取得アイテムを{n}つ名付ける",
-                                             "§3 6 cc_initial_item_names", ItemNames, check,
-                                             {"count": n, "default": default}, [{"names": default}])
+            p = yield from ask.ask_payload(c.id, "cc.initial_item_names", f"初期取得アイテムを{n}つ名付ける",
+                                           "§3 6 cc_initial_item_names", ItemNames, check,
+                                           context={"count": n, "default": default}, samples=[{"names": default}])
             names = [x.strip() for x in p.names]
             if attempt == 0 and names:
-                ch = yield from self.choose(GM, "gm.item_name_veto", f"{c.name} の初期アイテム: " + "、".join(names),
-                                            "§3 6 (WIKI)", [("accept", "認める"), ("rename", "名前の変更を求める")],
+                ch = yield from self.choose("gm", "gm.item_name_veto", f"{c.name} の初期アイテム: " + "、".join(names),
+                                            "§3 6 (WIKI)", [("keep", "認める"), ("rename", "名前の変更を求める")],
                                             context={"names": names}, always_ask=True)
                 if ch == "rename":
                     continue
@@ -429,7 +429,7 @@ class LastFragmentGame(CombatMixin):
                 self.set_attr(c, "survived", c.survived + 1, "§7.11")
                 pairs: list[tuple[str, Label]] = [("none", "渡さない")]
                 pairs += [(f"item:{i.id}", f"「{i.name}」を渡す") for i in self.sc.items]
-                ch = yield from self.choose(GM, "gm.bonus_items", f"{c.name} にアイテムを渡す?", "§7.11 gm_bonus_items", pairs,
+                ch = yield from self.choose("gm", "gm.bonus_items", f"{c.name} にアイテムを渡す?", "§7.11 gm_bonus_items", pairs,
                                             context={"pc": c.id})
                 if ch != "none":
                     yield from self.add_item(c, self.items[ch.split(":", 1)[1]].name, "§7.11 gm_bonus_items")
@@ -441,7 +441,7 @@ class LastFragmentGame(CombatMixin):
                                             [("continue", "継続する"), ("retire", "引退する")], always_ask=True)
                 cont[c.id] = ch == "continue"
             elif e == "missing":
-                ch = yield from self.choose(GM, "cont.continue_pc", f"失踪した {c.name} を NPC として使う?", "§7.11 失踪",
+                ch = yield from self.choose("gm", "cont.continue_pc", f"失踪した {c.name} を NPC として使う?", "§7.11 失踪",
                                             [("none", "使わない"), ("npc", "NPC として使う")],
                                             context={"pc": c.id}, always_ask=True)
                 if ch == "npc":
@@ -488,7 +488,7 @@ class LastFragmentGame(CombatMixin):
                 self.set_attr(c, "abilities", {}, "§7.12 振り直し")
                 self.set_attr(c, "skills", ["tsuujou_kougeki"], "§7.12 振り直し（通常攻撃は残る）")
                 yield from self.allocate(c, c.ap_unspent - 1 + refund)
-                yield from self.choose_skills(c, "§7.12 振り直し", "cc.skill_choice")
+                yield from self.choose_skills(c, "§7.12 振り直し")
         while c.ap_unspent >= self.cfg.ap_cost_per_level:
             cap = self.cfg.max_ability_level
             pairs: list[tuple[str, Label]] = [("keep", "振らずに残す")]
@@ -504,7 +504,8 @@ class LastFragmentGame(CombatMixin):
             cands = [s for s in self.tb.skills if s not in c.skills]
             if not cands:
                 break
-            pairs = [("none", "覚えない")] + [(s, self.tb.skills[s].name) for s in cands]
+            pairs = [("none", "覚えない")]
+            pairs += [(s, self.tb.skills[s].name) for s in cands]
             ch = yield from self.choose(c.id, "cont.growth_skill_learn", "新しいスキル枠: スキルを覚える?", "§7.12 成長", pairs,
                                         context={"order": list(SKILL_ORDER)})
             if ch == "none":

@@ -64,7 +64,7 @@ INFO = register_system(
         # the worked examples ship inside the package (examples/), so that `trpg examples` works in any install
         examples=tuple(_HERE / "examples" / f"last_fragment_{p}.yaml" for p in ("checks", "main", "climax")),
         decision_table=DECISIONS,
-        prompt_roles=("gm", "pc", "npc"),
+        prompt_roles=("gm", "pc", "npc", "curse"),  # curse: an enemy's seat
         compact_observation=compact_observation,
         panels=_panels,
         report=REPORT,

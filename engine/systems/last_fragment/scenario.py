@@ -221,7 +221,10 @@ class PCSheet(_M):
 
     id: str = Field(pattern=ID)
     name: str = Field(min_length=1)
-    title: str = ""
+    title: str = Field("", description="肩書")
+    age: str = ""
+    sex: str = ""
+    memo: str = Field("", description="profile memo (§3 step 1; no mechanics)")
     abilities: dict[str, int] = Field(default_factory=dict)
     skills: list[str] = Field(default_factory=list)
     items: list[str] = Field(default_factory=list, description="item names (named freely)")
@@ -353,8 +356,9 @@ def scenario_problems(sc: LastFragmentScenario, cfg: LastFragmentConfig) -> list
     if dup:
         out.append(f"pcs/npcs/enemies: ids used twice (or the reserved id gm): {', '.join(dup)}")
     names: dict[str, list[str]] = {}
-    for c in [*sc.pcs, *sc.npcs, *sc.enemies]:
-        names.setdefault(c.name.strip(), []).append(c.id)
+    sheets: list[PCSheet | CharSpec] = [*sc.pcs, *sc.npcs, *sc.enemies]
+    for sh in sheets:
+        names.setdefault(sh.name.strip(), []).append(sh.id)
     for name, who in names.items():
         if len(who) > 1:
             out.append(f"npcs/enemies: the name {name!r} is used by {', '.join(who)}; give each character its own name")
@@ -369,23 +373,23 @@ def scenario_problems(sc: LastFragmentScenario, cfg: LastFragmentConfig) -> list
                    + (f" ({', '.join(lasts)})" if lasts else ""))
     if sc.start_scene not in scenes:
         out.append(f"start_scene: unknown scene {sc.start_scene!r}; scenes: {', '.join(scenes)}")
-    for s in sc.skills:
-        if s.ability not in abil:
-            out.append(f"skills.{s.id}.ability: unknown ability {s.ability!r}")
-        for k in ("dice", "extra"):
-            v = getattr(s, k)
+    for sk in sc.skills:
+        if sk.ability not in abil:
+            out.append(f"skills.{sk.id}.ability: unknown ability {sk.ability!r}")
+        for field in ("dice", "extra"):
+            v = getattr(sk, field)
             if v and not DICE.match(v.lstrip("+")):
-                out.append(f"skills.{s.id}.{k}: {v!r} is not dice")
+                out.append(f"skills.{sk.id}.{field}: {v!r} is not dice")
     # secret fragments: each has exactly one origin holder
     origins: dict[str, list[str]] = {}
-    for k, h in enumerate(sc.handouts):
+    for hk, h in enumerate(sc.handouts):
         if h.pc not in pc_ids:
-            out.append(f"handouts[{k}].pc: unknown PC {h.pc!r}; PCs: {', '.join(pc_ids)}")
-        for f in h.secret_fragments:
-            origins.setdefault(f, []).append(f"handouts[{k}]")
-    for c in [*sc.npcs, *sc.enemies]:
-        for f in c.secret_fragments:
-            origins.setdefault(f, []).append(c.id)
+            out.append(f"handouts[{hk}].pc: unknown PC {h.pc!r}; PCs: {', '.join(pc_ids)}")
+        for hf in h.secret_fragments:
+            origins.setdefault(hf, []).append(f"handouts[{hk}]")
+    for ch in [*sc.npcs, *sc.enemies]:
+        for cf in ch.secret_fragments:
+            origins.setdefault(cf, []).append(ch.id)
     for fid, where in origins.items():
         if fid not in frag:
             out.append(f"{where[0]}.secret_fragments: unknown fragment {fid!r}")
@@ -394,11 +398,11 @@ def scenario_problems(sc: LastFragmentScenario, cfg: LastFragmentConfig) -> list
             out.append(f"fragments.{fid}.kind: it is handed out as a secret ({', '.join(where)}); kind secret or last")
         if len(where) > 1:
             out.append(f"fragments.{fid}: a secret fragment has one original holder; given by {', '.join(where)}")
-    for f in sc.fragments:
-        if f.kind == "secret" and f.id not in origins:
-            out.append(f"fragments.{f.id}: kind secret, but no handout or NPC holds it (secret_fragments)")
-        if (f.no_come_out or f.cooperative) and f.kind == "normal":
-            out.append(f"fragments.{f.id}: no_come_out/cooperative are for secret fragments")
+    for fr in sc.fragments:
+        if fr.kind == "secret" and fr.id not in origins:
+            out.append(f"fragments.{fr.id}: kind secret, but no handout or NPC holds it (secret_fragments)")
+        if (fr.no_come_out or fr.cooperative) and fr.kind == "normal":
+            out.append(f"fragments.{fr.id}: no_come_out/cooperative are for secret fragments")
     # objects
     for o in sc.objects:
         w = f"objects.{o.id}"
@@ -419,9 +423,9 @@ def scenario_problems(sc: LastFragmentScenario, cfg: LastFragmentConfig) -> list
         for a in c.abilities:
             if a not in abil:
                 out.append(f"{w}.abilities.{a}: unknown ability")
-        for s in c.skills:
-            if s not in tb.skills:
-                out.append(f"{w}.skills: unknown skill {s!r}; skills: {', '.join(tb.skills)}")
+        for skid in c.skills:
+            if skid not in tb.skills:
+                out.append(f"{w}.skills: unknown skill {skid!r}; skills: {', '.join(tb.skills)}")
         for i in c.items:
             if i not in items:
                 out.append(f"{w}.items: unknown item {i!r}")
@@ -443,15 +447,15 @@ def scenario_problems(sc: LastFragmentScenario, cfg: LastFragmentConfig) -> list
             out.append(f"{w}.abnormalities: at most 5")
         if c.max_hp is not None and c.hp > c.max_hp:
             out.append(f"{w}.hp: {c.hp} > max_hp {c.max_hp}")
-    for k, p in enumerate(sc.pcs):
-        out += sheet_problems(f"pcs[{k}] ({p.id})", p.abilities, p.skills, p.items, tb, cfg)
-        for a in p.abnormalities:
+    for pk, pc in enumerate(sc.pcs):
+        out += sheet_problems(f"pcs[{pk}] ({pc.id})", pc.abilities, pc.skills, pc.items, tb, cfg)
+        for a in pc.abnormalities:
             if a not in tb.abn:
-                out.append(f"pcs[{k}].abnormalities: unknown abnormality {a!r}")
+                out.append(f"pcs[{pk}].abnormalities: unknown abnormality {a!r}")
     # scenes
     flags_set = {e.set_flag.name for s in sc.scenes for t in s.triggers for e in [t.effect] if e.set_flag}
     flags_set |= {e.set_flag.name for o in sc.objects for e in [*o.on_fail, *o.on_success_extra] if e.set_flag}
-    item_names = {i.name for i in sc.items} | {n for p in sc.pcs for n in p.items}
+    item_names = {i.name for i in sc.items} | {n for pc in sc.pcs for n in pc.items}
     placed_where: dict[str, str] = {}
     for s in sc.scenes:
         w = f"scenes.{s.id}"

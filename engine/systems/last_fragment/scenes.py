@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core import ask
 from ...core.decision import Label
 from ...core.visibility import GM
 from .base import Gen, GameBase
@@ -91,7 +90,7 @@ class ScenesMixin(GameBase):
                          and (s.id not in self.t.visited or s.revisitable or self.cfg.allow_backtrack)]
                 if cands:
                     pairs: list[tuple[str, Label]] = [(s.id, f"{s.name}（{SCENE_TYPE_NAMES[s.type]}）") for s in cands]
-                    sid = yield from self.choose(GM, "gm.next_scene", "次のシーンを選ぶ", "§6 scene_select", pairs,
+                    sid = yield from self.choose("gm", "gm.next_scene", "次のシーンを選ぶ", "§6 scene_select", pairs,
                                                  context={"candidates": [s.id for s in cands]})
                     s = self.scenes[sid]
                     self.session_m.fire("enter")
@@ -123,7 +122,7 @@ class ScenesMixin(GameBase):
         locked = [s for s in self.sc.scenes if s.id not in self.t.visited and not self.unlocked(s)]
         pairs: list[tuple[str, Label]] = [(f"force:{s.id}", f"「{s.name}」を強制的に解放する") for s in locked]
         pairs.append(("end_main_phase", "メインフェイズを終える"))
-        ch = yield from self.choose(GM, "gm.stuck_resolution", "進めるシーンがない: どうする?", "§6 gm_stuck (HOUSE)", pairs,
+        ch = yield from self.choose("gm", "gm.stuck_resolution", "進めるシーンがない: どうする?", "§6 gm_stuck (HOUSE)", pairs,
                                     context={"locked": [s.id for s in locked]})
         if ch == "end_main_phase":
             return None
@@ -204,7 +203,7 @@ class ScenesMixin(GameBase):
             if ref not in self.t.loose or p.incapacitated:
                 continue
             ch = yield from self.choose(p.id, "pc.take_loose_item", f"アイテム「{self.items[ref].name}」を取る?",
-                                        "§7.2 発見（アイテム）", [("take", "取る"), ("leave", "置いておく")],
+                                        "§7.2 発見（アイテム）", [("take", "取る"), ("skip", "置いておく")],
                                         context={"item": ref, "discoverer": discoverer.id, "held": len(p.items),
                                                  "max": self.cfg.inventory_max}, always_ask=True)
             if ch == "take":
@@ -239,7 +238,7 @@ class ScenesMixin(GameBase):
             if not self.holds_cond(t.condition):
                 continue
             if t.optional:
-                ch = yield from self.choose(GM, "gm.scene_events", f"イベントを起こす? ({t.effect.what})", "§6 triggers",
+                ch = yield from self.choose("gm", "gm.scene_events", f"イベントを起こす? ({t.effect.what})", "§6 triggers",
                                             [("fire", "起こす"), ("skip", "起こさない")],
                                             context={"scene": s.id, "trigger": k, "effect": t.effect.what},
                                             always_ask=True)
@@ -328,7 +327,7 @@ class ScenesMixin(GameBase):
             if c.incapacitated:
                 continue
             ch = yield from self.choose(c.id, "pc.climax_declaration", "クライマックスフェイズに進む?", "§6 climax_declaration",
-                                        [("yes", "進む"), ("no", "まだ進まない")], always_ask=True)
+                                        [("yes", "進む"), ("pass", "まだ進まない")], always_ask=True)
             ok = ok and ch == "yes"
         if ok:
             self.ctx.narrate(GM, "全員がクライマックスを宣言した。", "rules")
@@ -438,9 +437,9 @@ class ScenesMixin(GameBase):
         targets = self.inv_targets(n, s)
         if not targets:
             return
-        pairs: list[tuple[str, Label]] = [("none", "調査しない")] + [(f"investigate:{t}", f"{lab} を調査する")
-                                                                  for t, lab, _ in targets]
-        ch = yield from self.choose(GM, "gm.npc_investigation", f"{n.name} に調査させる?", "§6 scene_play (AMB-46)", pairs,
+        pairs: list[tuple[str, Label]] = [("none", "調査しない")]
+        pairs += [(f"investigate:{t}", f"{lab} を調査する") for t, lab, _ in targets]
+        ch = yield from self.choose("gm", "gm.npc_investigation", f"{n.name} に調査させる?", "§6 scene_play (AMB-46)", pairs,
                                     context={"npc": n.id})
         if ch != "none":
             yield from self.investigate(n, ch.split(":", 1)[1], s)
@@ -489,23 +488,25 @@ class ScenesMixin(GameBase):
         for pid in req:
             p = self.t.chars[pid]
             ch = yield from self.choose(p.id, "ps.appearance_response", f"{owner.name} のパーソナルシーンに登場する?",
-                                        "§7.4 1 登場要請", [("accept", "登場する"), ("decline", "登場しない")],
+                                        "§7.4 1 登場要請", [("accept", "登場する"), ("refuse", "登場しない")],
                                         context={"owner": owner.id}, always_ask=True)
             if ch == "accept":
                 appeared.append(p)
         if appeared:
             self.ctx.narrate(GM, "登場: " + "、".join(p.name for p in appeared), "rules")
         if appeared and not owner.incapacitated:
-            pairs = [(p.id, f"{p.name} と絆判定") for p in appeared] + [("none", "絆判定をしない")]
+            pairs = [(p.id, f"{p.name} と絆判定") for p in appeared]
+            pairs.append(("none", "絆判定をしない"))
             tid = yield from self.choose(owner.id, "bond.check_target", "絆判定の相手", "§7.4 2", pairs,
                                          context={"accepted": [p.id for p in appeared]})
             if tid != "none":
                 yield from self.bond_check(owner, self.t.chars[tid])
         # §7.4 6 (HOUSE): the owner may investigate characters appearing in the personal scene
         while not owner.incapacitated:
-            opts = [(p.id, p.name) for p in appeared if f"{owner.id}>{p.id}" not in self.t.attempts
+            opts: list[tuple[str, str]] = [(p.id, p.name) for p in appeared if f"{owner.id}>{p.id}" not in self.t.attempts
                     and (self.t.scene_time is None or self.t.scene_time > 0)]
-            pairs = [("done", "パーソナルシーンを終える")] + [(f"investigate:{i}", f"{n} を調査する") for i, n in opts]
+            pairs = [("done", "パーソナルシーンを終える")]
+            pairs += [(f"investigate:{i}", f"{n} を調査する") for i, n in opts]
             ch = yield from self.choose(owner.id, "ps.personal_scene_end", "パーソナルシーンを続ける?", "§7.4 6–7", pairs)
             if ch == "done":
                 break
@@ -535,7 +536,7 @@ class ScenesMixin(GameBase):
             if self.bp_legal(c, "bp_revive"):
                 pairs.append(("bp:bp_revive", "絆の力①: 行動不能から復帰する（HP1）"))
             return pairs
-        pcs = self.t.pcs()
+        self.t.pcs()
         here = [p for p in self.appearing() if p is not c]
         for fid in self.held(c.id):
             if fid in c.secrets:  # the original holder reveals its secret by coming out (§7.5)
@@ -552,7 +553,7 @@ class ScenesMixin(GameBase):
             if self.holds(c.id, fid) and not self.frag[fid].no_come_out and fid in c.secrets:
                 if any(not self.holds(p.id, fid) for p in here):
                     pairs.append((f"come_out:{fid}", f"シークレットフラグメント「{self.fname(fid)}」をカミングアウトする"))
-        for i, name in enumerate(c.items):
+        for i, _name in enumerate(c.items):
             for p in here:
                 if not p.incapacitated and not p.withdrawn and len(p.items) < self.cfg.inventory_max:
                     pairs.append((f"give:{i}:{p.id}", f"{self.iname(c.items, i)}を {p.name} に渡す"))
