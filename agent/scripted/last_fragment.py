@@ -79,6 +79,11 @@ def gm_none(d: Decision, v: SeatView) -> Any:
     return _first(d, "none", "keep", "approve")
 
 
+def gm_keep(d: Decision, v: SeatView) -> Any:
+    """gm_handout_assignment / gm_shock_targets: the scenario's (keep)."""
+    return _first(d, "keep")
+
+
 def combat_participants(d: Decision, v: SeatView) -> Any:
     """combat_participants: the scenario's npc_combatants."""
     want = set(_ctx(d).get("npc_combatants") or [])
@@ -138,13 +143,18 @@ def free_action(d: Decision, v: SeatView) -> Any:
     window = str(c.get("window", ""))
     if "bp:bp_cleanse" in ids and (lv >= 4 or (window == "aftermath" and lv >= 1)):
         return "bp:bp_cleanse"
-    dart = _dart(d, window)
-    if dart:
-        return dart
+    if "dart" in ids and _dart(d, window, dict(c.get("darts") or {})):
+        return "dart"
     return "none"
 
 
-def _dart(d: Decision, window: str) -> str | None:
+def dart_use(d: Decision, v: SeatView) -> Any:
+    """dart_use: the dart the free action chose (see _dart)."""
+    window = str(_ctx(d).get("window", ""))
+    return _dart(d, window, {o: d.label_of(o) for o in d.option_ids if o != "none"}) or "none"
+
+
+def _dart(d: Decision, window: str, options: Mapping[str, str]) -> str | None:
     """dart_use: at FAW start damage darts on the lowest-HP non-incapacitated enemy, SP and dice darts on self; at
     FAW end heal darts on an ally with HP ≤ 5."""
     c = _ctx(d)
@@ -153,7 +163,7 @@ def _dart(d: Decision, window: str) -> str | None:
     inc = set(c.get("incapacitated") or [])
     me = d.actor
     mine = side.get(me, "pc")
-    darts = [o for o in d.option_ids if o.startswith("dart:")]
+    darts = list(options)
     if not darts:
         return None
     enemy_of = (lambda x: side.get(x) in ("enemy",)) if mine == "pc" else (lambda x: side.get(x) == "pc")
@@ -161,16 +171,16 @@ def _dart(d: Decision, window: str) -> str | None:
         foes = sorted((t for t in {o.split(":")[2] for o in darts} if enemy_of(t) and t not in inc),
                       key=lambda t: (hp.get(t, 99), list(side).index(t) if t in side else 0))
         for o in darts:
-            if "dmg(" in d.label_of(o) and foes and o.endswith(f":{foes[0]}"):
+            if "dmg(" in options[o] and foes and o.endswith(f":{foes[0]}"):
                 return o
         for o in darts:
-            lab = d.label_of(o)
+            lab = options[o]
             if ("sp(" in lab or "dice(" in lab) and o.endswith(f":{me}"):
                 return o
     if window == "combat_end":
         for o in darts:
             t = o.split(":")[2]
-            if "heal(" in d.label_of(o) and side.get(t) == mine and hp.get(t, 99) <= 5:
+            if "heal(" in options[o] and side.get(t) == mine and hp.get(t, 99) <= 5:
                 return o
     return None
 
@@ -456,6 +466,9 @@ POLICY: dict[str, Policy] = {
     "cb.combat_action": combat_action,
     "cb.withdrawal_declaration": withdrawal,
     "cb.aftermath_action": aftermath,
+    "cb.dart_use": dart_use,
+    "gm.handout_assignment": gm_keep,
+    "gm.shock_targets": gm_keep,
     "cb.winner_loot": winner_loot,
     "inv.inventory_overflow": overflow,
     "gm.bonus_items": gm_none,

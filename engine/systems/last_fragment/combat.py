@@ -185,6 +185,7 @@ class CombatMixin(ScenesMixin):
         ctx["side"] = {p.id: self.side(p) for p in self.t.chars.values()}
         ctx["incapacitated"] = [p.id for p in self.t.chars.values() if p.incapacitated]
         ctx["withdrawn"] = [p.id for p in self.t.chars.values() if p.withdrawn]
+        ctx["darts"] = {oid: str(lab) for oid, lab in self.dart_options(c, window)}
         return ctx
 
     def side(self, p: Char) -> str:

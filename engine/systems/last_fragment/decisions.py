@@ -5,12 +5,11 @@ assign_casts): ``cc.`` character creation (``cc_*``), ``gm.`` the GM (``gm_*``, 
 ``pc.`` a PC's player (``pc_*``, ``climax_declaration``), ``ck.`` whoever rolls a check (``check_*``,
 ``fumble_item_choice``), ``sf.`` the holder of a secret fragment (``sf_*``), ``ps.`` the personal scene (``ps_*``,
 ``personal_scene_end``), ``bond.`` bonds (``bond_*``), ``cb.`` the climax combat (``sp_choice``, ``combat_action``,
-``aftermath_action``, ``withdrawal_declaration``, ``winner_loot``; darts are ``pc.free_action`` options, the spec's
-``dart_use``), ``inv.`` the inventory (``inventory_overflow``), ``cont.`` the continuation (``continue_pc``,
+``aftermath_action``, ``withdrawal_declaration``, ``winner_loot``, ``dart_use``), ``inv.`` the inventory (``inventory_overflow``), ``cont.`` the continuation (``continue_pc``,
 ``growth_*``, ``respec``, ``memorialize``, ``next_session_items``). The ``doc`` of each entry names its §8 id.
 
-Not asked (the scenario decides, as §8 allows): ``gm_handout_assignment`` (scenario order), ``gm_shock_targets`` (the
-trigger's targets). ``dart_use`` is answered inside ``pc.free_action`` (``dart:<abnormality>:<target>``).
+``gm_handout_assignment`` and ``gm_shock_targets`` are ``gm.`` kinds (default: the scenario's); ``dart_use`` is
+``cb.dart_use``, asked after the free action ``dart``.
 Sheets, dice and results are public at this table; choices a player makes about its own fragments and items are
 its own (the engine publishes what they change).
 """
@@ -33,6 +32,10 @@ DECISIONS: Mapping[str, DecisionSpec] = decision_table([
     D("cc.initial_item_names", "pc", "payload", "§3 6 cc_initial_item_names", public=True, doc="cc_initial_item_names"),
     D("gm.item_name_veto", "gm", "one", "§3 6 (WIKI)", public=True, no="keep", doc="gm_item_name_veto: keep (accept) / rename"),
     # -- the main phase (§6, §7.1–§7.6) ----------------------------------------------------------------------------
+    D("gm.handout_assignment", "gm", "one", "§6 setup", no="keep",
+      doc="gm_handout_assignment: keep (the scenario's PC) / another PC"),
+    D("gm.shock_targets", "gm", "one", "§7.3 対象", public=True, no="keep",
+      doc="gm_shock_targets: keep (the trigger's targets) / pcs / all appearing"),
     D("gm.next_scene", "gm", "one", "§6 scene_select", public=True, doc="gm_next_scene"),
     D("gm.stuck_resolution", "gm", "one", "§6 gm_stuck (HOUSE)", public=True,
       doc="gm_stuck_resolution: force:<scene> / end_main_phase"),
@@ -43,8 +46,8 @@ DECISIONS: Mapping[str, DecisionSpec] = decision_table([
     D("pc.main_action", "pc", "one", "§6 scene_play", public=True, no="pass",
       doc="pc_main_action: investigate:<target> / personal_scene / skill:<skill>:<target> / skill2:… (with ②) / pass"),
     D("pc.free_action", "any", "one", "§6 / §7.9.4 フリーアクション", no="none",
-      doc="pc_free_action (and dart_use): none / share:<fragment>:<pcs|char> / come_out:<secret> / give:<i>:<char> / "
-          "discard:<i> / take:<item> / bp:<bond power> / dart:<abnormality>:<target>"),
+      doc="pc_free_action: none / share:<fragment>:<pcs|char> / come_out:<secret> / give:<i>:<char> / "
+          "discard:<i> / take:<item> / bp:<bond power> / dart (then cb.dart_use)"),
     D("pc.climax_declaration", "pc", "one", "§6 climax_declaration", public=True, no="pass",
       doc="climax_declaration: yes / pass (not yet)"),
     # -- checks (§5.1, §7.6) ---------------------------------------------------------------------------------------
@@ -75,6 +78,8 @@ DECISIONS: Mapping[str, DecisionSpec] = decision_table([
       doc="combat_action: one skill:<skill>:<target> (skill2: with ②) at a time, then done"),
     D("cb.withdrawal_declaration", "any", "one", "§7.9.1 round_end", simultaneous=True, no="pass",
       doc="withdrawal_declaration: pass (stay) / withdraw (secret, simultaneous)"),
+    D("cb.dart_use", "any", "one", "§7.9.5 ダート", public=True, no="none",
+      doc="dart_use: none / dart:<abnormality>:<target> (after the free action dart)"),
     D("cb.aftermath_action", "any", "one", "§6 climax_aftermath", public=True, no="pass", doc="aftermath_action"),
     D("cb.winner_loot", "any", "one", "§7.10 勝者", public=True, no="none", doc="winner_loot"),
     # -- inventory, ending, continuation (§7.6, §7.11, §7.12) -----------------------------------------------------

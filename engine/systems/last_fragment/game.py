@@ -267,12 +267,31 @@ class LastFragmentGame(CombatMixin):
         c.max_hp = int(d.get("max_hp", c.max_hp))
         c.hp = c.max_hp
 
-    def deliver(self) -> None:
+    def assign_handouts(self) -> Gen:
+        """gm_handout_assignment (§6 setup): each handout to a PC; the scenario's PC unless the GM moves it (a PC holds
+        at most one handout). Returns handout index → PC id."""
+        out: dict[int, str] = {}
+        for k, h in enumerate(self.sc.handouts):
+            taken = set(out.values())
+            free = [p for p in self.t.pcs() if p.id not in taken]
+            if not free:
+                break
+            pairs: list[tuple[str, Label]] = []
+            if h.pc in self.t.chars and h.pc not in taken:
+                pairs.append(("keep", f"シナリオどおり {self.who(h.pc)} に渡す"))
+            pairs += [(p.id, f"{p.name} に渡す") for p in free if p.id != h.pc]
+            ch = yield from self.choose("gm", "gm.handout_assignment", f"ハンドアウト{k + 1}を渡す PC", "§6 setup",
+                                        pairs, context={"handout": k, "scenario_pc": h.pc})
+            out[k] = h.pc if ch == "keep" else ch
+        return out
+
+    def deliver(self, assignment: dict[int, str] | None = None) -> None:
         """§6 setup: handouts and secret fragments privately; fragments NPCs hold."""
-        for h in self.sc.handouts:
-            if h.pc not in self.t.chars:  # a PC retired from the campaign (死亡, 失踪, 引退) does not appear
+        for k, h in enumerate(self.sc.handouts):
+            pid = h.pc if assignment is None else assignment.get(k)
+            if pid is None or pid not in self.t.chars:  # a PC retired from the campaign (死亡, 失踪, 引退) does not appear
                 continue
-            c = self.t.chars[h.pc]
+            c = self.t.chars[pid]
             c.handout = h.text
             self.ctx.whisper([c.id], f"ハンドアウト: {h.text}")
             for f in h.secret_fragments:
@@ -376,7 +395,8 @@ class LastFragmentGame(CombatMixin):
             yield from self.create(c)
         for pid in self.continuing:
             yield from self.continuation(self.t.chars[pid])
-        self.deliver()
+        assignment = yield from self.assign_handouts()
+        self.deliver(assignment)
         self.session_m.fire("open")
         yield from self.opening(build)
         self.session_m.fire("begin_main")

@@ -26,6 +26,7 @@ class ScenesMixin(GameBase):
     #: worked examples: stop the main phase once this many scenes were entered (None: play on)
     stop_at_enter: int | None = None
     next_scene: str | None = None
+    window: str = "main"
 
     # -- conditions (B.5) --------------------------------------------------------------------------------------
     def _atom(self, c: dict[str, Any]) -> bool:
@@ -155,6 +156,7 @@ class ScenesMixin(GameBase):
                 self.set_attr(c, "used_scene", [], "§9.6 1シーンにつき1回")
         self.ctx.narrate(GM, f"シーン「{s.name}」（{SCENE_TYPE_NAMES[s.type]}シーン）" + (f": {s.description}" if s.description
                                                                                   else ""), "scenario")
+        self.ctx.info("scene", f"シーン「{s.name}」", scene=s.id, type=s.type)
         for c in self.t.pcs():
             if "scene_hp_1" in self.drawbacks(c) and not c.incapacitated:
                 n = sum(1 for d in self.drawbacks(c) if d == "scene_hp_1")
@@ -275,7 +277,26 @@ class ScenesMixin(GameBase):
                 n, _ = self.roll_expr(e.damage.amount, f"{c.id} ダメージ")
                 self.lose_hp(c, n, "B.2 damage", e.damage.amount)
         elif e.shock_check is not None:
-            yield from self.shock(self.targets_of(e.shock_check.targets, actor), e.shock_check.ability)
+            targets = yield from self.shock_targets(self.targets_of(e.shock_check.targets, actor), e.shock_check.ability)
+            yield from self.shock(targets, e.shock_check.ability)
+
+    def shock_targets(self, targets: list[Char], ability: str) -> Gen:
+        """gm_shock_targets: the trigger's targets (keep), or every appearing PC, or every appearing character."""
+        sets: list[tuple[str, str, list[Char]]] = [("keep", "シナリオどおり", targets),
+                                                   ("pcs", "登場している PC 全員", [p for p in self.t.pcs()]),
+                                                   ("all", "登場しているキャラクター全員", self.appearing())]
+        pairs: list[tuple[str, Label]] = []
+        seen: list[list[str]] = []
+        for oid, lab, cs in sets:
+            ids = [c.id for c in cs]
+            if ids and ids not in seen:
+                seen.append(ids)
+                pairs.append((oid, f"{lab}（{'、'.join(c.name for c in cs)}）"))
+        if not pairs:
+            return []
+        ch = yield from self.choose("gm", "gm.shock_targets", f"ショック判定（{self.aname(ability)}）の対象", "§7.3 対象",
+                                    pairs, context={"ability": ability})
+        return next(cs for oid, _, cs in sets if oid == ch)
 
     def shock(self, targets: list[Char], ability: str) -> Gen:
         """§7.3: each target in seat order; any failure → an abnormality; a fumble → the table too (AMB-15)."""
@@ -562,7 +583,8 @@ class ScenesMixin(GameBase):
             pairs.append((f"take:{ref}", f"アイテム「{self.items[ref].name}」を取る"))
         if self.bp_legal(c, "bp_cleanse"):
             pairs.append(("bp:bp_cleanse", "絆の力③: 最も高いレベルの異常性を取り除く"))
-        pairs += self.dart_options(c, window)
+        if self.dart_options(c, window):
+            pairs.append(("dart", "ダートを使う"))
         return pairs
 
     def bp_legal(self, c: Char, power: str) -> bool:
@@ -581,6 +603,7 @@ class ScenesMixin(GameBase):
 
     def free_window(self, c: Char, window: str) -> Gen:
         """Free actions of ``c`` (pc_free_action) until it chooses none (at most MAX_FREE_ACTIONS, HOUSE)."""
+        self.window = window
         for _ in range(MAX_FREE_ACTIONS):
             pairs = self.free_options(c, window)
             if not pairs:
@@ -636,7 +659,12 @@ class ScenesMixin(GameBase):
         elif parts[0] == "bp":
             yield from self.use_bond_power(c, parts[1])
         elif parts[0] == "dart":
-            yield from self.use_dart(c, parts[1], parts[2] if len(parts) > 2 else c.id)
+            pairs = self.dart_options(c, self.window)
+            ch = yield from self.choose(c.id, "cb.dart_use", "使うダートと対象", "§7.9.5 ダート",
+                                        [("none", "使わない"), *pairs], context=self.free_context(c, self.window))
+            if ch != "none":
+                _, abn, target = ch.split(":")
+                yield from self.use_dart(c, abn, target)
 
     def use_bond_power(self, c: Char, power: str) -> Gen:
         self.set_attr(c, "bp_used", [*c.bp_used, power], "§7.8 絆の力", power)
