@@ -167,11 +167,19 @@ class GameBase:
         Returns {result, dice, ability, pool, tokens, item, success, critical, cid}. The caller applies the kind's
         consequence, then ``after_check`` (the fumble table)."""
         st = self.t.scene_type
-        if st == "daily" and self.tb.category(designated) == "inou":  # pragma: no cover - callers never designate it
-            raise RuntimeError(f"{designated}: a 異能 check in a daily scene (AMB-37)")
         out: dict[str, Any] = {"who": c.id, "kind": kind, "designated": designated, "item": None, "tokens": 0,
                                "dice": [], "ability": designated, "pool": 0}
         what = label or f"{self.aname(designated)}の{KIND_NAMES[kind]}"
+        if st == "daily" and self.tb.category(designated) == "inou":
+            # AMB-37: no 異能 check in a daily scene (e.g. an NPC's info designating one): a failure without dice
+            self.ctx.narrate(GM, f"日常シーンでは異能（{self.aname(designated)}）の判定はできない。", "rules")
+            out.update(result="auto_fail", success=False, critical=False)
+            self.check_m.fire("begin_skill")
+            self.check_m.fire("chosen")
+            self.check_m.fire("auto_fail")
+            out["cid"] = self._record(c, kind, out, what, target)
+            self.check_m.fire("done")
+            return out
         if kind in ("investigation", "shock", "bond"):
             self.check_m.fire("begin")
             if allow_item and c.items:

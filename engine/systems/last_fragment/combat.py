@@ -23,11 +23,13 @@ MAX_AFTERMATH_PASSES = 3  # HOUSE: the GM ends the climax aftermath after three 
 
 class CombatMixin(ScenesMixin):
     combat_m: Any
+    #: during the combat, skill and dart targets are the combatants (present in the round, §9.6)
+    in_combat: bool = False
 
     # -- skills (§9.6, §7.9.3) ---------------------------------------------------------------------------------
     def skill_targets(self, c: Char, sid: str) -> list[Char]:
         sk = self.tb.skills[sid]
-        here = [p for p in self.appearing() if not p.withdrawn]
+        here = [p for p in self.appearing() if not p.withdrawn and (p.combatant or not self.in_combat)]
         if sk.kind == "attack":
             return [p for p in here if p is not c]
         if sk.kind == "heal":
@@ -143,7 +145,7 @@ class CombatMixin(ScenesMixin):
                 continue
             kind, x = self.dart_of(a.id)
             name = self.tb.abn[a.id]["name"]
-            here = [p for p in self.appearing() if not p.withdrawn]
+            here = [p for p in self.appearing() if not p.withdrawn and (p.combatant or not self.in_combat)]
             if kind == "dmg":
                 targets = [p for p in here if p is not c]
             elif kind == "heal":
@@ -228,6 +230,7 @@ class CombatMixin(ScenesMixin):
         return sorted(parts, key=lambda p: -p.sp if self.cfg.initiative_order == "sp_desc" else p.sp)
 
     def combat(self, parts: list[Char]) -> Gen:
+        self.in_combat = True
         self.combat_m.fire("begin")
         self.ctx.narrate(GM, "戦闘開始: " + "、".join(p.name for p in parts), "rules")
         rnd = 0
@@ -283,6 +286,7 @@ class CombatMixin(ScenesMixin):
                 self.combat_m.fire("finish")
                 break
             self.combat_m.fire("next_round")
+        self.in_combat = False
         winner = remaining[0] if len(remaining) == 1 else None
         self.set_t("winner", winner.id if winner else None, "§7.10 勝者")
         self.set_t("losers", [p.id for p in parts if p.withdrawn], "§7.10 敗者")
