@@ -67,7 +67,7 @@ class ReplayMismatch(ReplayError):
         self.line = line
         self.expected = expected
         self.actual = actual
-        what = f" ({problem})" if problem else ""
+        what = f" ({_short(problem, 4 * _SHOW)})" if problem else ""
         super().__init__(
             f"{self.path}, line {line}: replay differs from the log{what}; "
             f"expected {_short(expected)}; got {_short(actual)}"
