@@ -118,3 +118,30 @@ def test_new_character_session():
     assert sum(sheet["abilities"].values()) == 30
     assert sorted(sheet["skills"]) == ["kyougeki", "teate"]
     assert sheet["items"] == ["持ち物1", "持ち物2"]
+
+
+def test_a_pc_meets_npcs_and_enemies_only_when_they_appear():
+    """A PC's view lists an NPC once discovery reveals it and the enemies from the climax on, never before: the
+    climax's enemy is not announced by its sheet at the opening (the GM sees every character throughout)."""
+    sc = load_scenario(SHUUDEN)
+    enemies = [e.id for e in sc.model.enemies]
+    s = Session(sc, seed=1)
+    agent = ScriptedAgent()
+    seen_npc_before_climax = False
+    while not s.is_over:
+        d = s.pending
+        pcs_obs = {a: s.game.observation(a) for a in ("minato", "shiori", "saku")}
+        gm = s.game.observation("gm")
+        assert set(enemies) <= set(gm["characters"])
+        if s.game.t.phase != "climax" and s.game.t.phase != "ending":
+            for a, obs in pcs_obs.items():
+                assert not set(enemies) & set(obs["characters"]), (a, d.kind)
+                seen_npc_before_climax |= any(c.get("kind") == "npc" for c in obs["characters"].values())
+                # no state of an enemy's sheet before it appears (the scenario's own texts may name it: a fragment
+                # about the station master is a clue, not a sheet)
+                paths = [getattr(e, "path", "") for e in s.transcript(a)]
+                assert not [p for p in paths if p.split(".")[0] in enemies], (a, d.kind)
+        if s.game.t.phase == "climax":
+            assert set(enemies) <= set(pcs_obs["minato"]["characters"])
+        s.answer(agent.act(s.view(d)), policy=agent.name, seq=d.seq)
+    assert seen_npc_before_climax  # discovered NPCs do appear

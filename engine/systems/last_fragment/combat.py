@@ -196,6 +196,9 @@ class CombatMixin(ScenesMixin):
     # -- the climax (§6, §7.9) ---------------------------------------------------------------------------------
     def climax_phase(self) -> Gen:
         self.set_t("phase", "climax", "§6 climax_phase")
+        met = [c.id for c in self.t.others() if c.id not in self.t.met]
+        if met:
+            self.set_t("met", [*self.t.met, *met], "§6 climax_phase（登場）")
         cx = self.sc.climax
         st = cx.scene_type or self.cfg.climax_scene_type
         if st == "last_scene":

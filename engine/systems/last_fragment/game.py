@@ -163,7 +163,7 @@ class LastFragmentGame(CombatMixin):
             "scenario": {"title": self.sc.title, "summary": self.sc.summary, "setting": self.sc.setting},
             "phase": self.session_m.state, "session_no": self.t.session_no, "scene": scene,
             "visited": [self.scenes[v].name for v in self.t.visited],
-            "characters": {c.id: self._sheet(c) for c in self.t.chars.values()},
+            "characters": {c.id: self._sheet(c) for c in self.t.chars.values() if actor == GM or self.known(actor, c)},
             "attempts": [f"{self.who(a)}→{self.who(b) if b in self.t.chars else self.objs[b].name}"
                          for a, b in (x.split(">") for x in self.t.attempts)],
         }
@@ -183,6 +183,11 @@ class LastFragmentGame(CombatMixin):
                 "handouts": {c.id: c.handout for c in self.t.pcs() if c.handout},
             }
         return obs
+
+    def known(self, actor: str, c: Any) -> bool:
+        """Whether ``actor`` knows ``c`` is at the table: PCs (sheets are public from the opening), itself, and
+        NPCs and enemies once they have appeared (``met``) or appear now."""
+        return c.is_pc or c.id == actor or c.id in self.t.met or self.present(c)
 
     def secrets(self) -> list[Secret]:
         """Every fragment text with its holders (and the GM); handouts; the GM's notes."""

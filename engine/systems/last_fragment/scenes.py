@@ -177,6 +177,9 @@ class ScenesMixin(GameBase):
                      or self.level(c, p.discovery_requirement.ability) >= p.discovery_requirement.min_level]
             if found:
                 self.set_t("revealed", [*self.t.revealed, *(p.ref for p in found)], "§7.2 発見", c.id)
+                met = [p.ref for p in found if p.kind == "npc" and p.ref not in self.t.met]
+                if met:
+                    self.set_t("met", [*self.t.met, *met], "§7.2 発見（登場）", c.id)
                 names = "、".join(self.placed_name(p.kind, p.ref) for p in found)
                 self.ctx.narrate(GM, f"{c.name} の発見: {names}", "rules")
                 loose = [p.ref for p in found if p.kind == "item"]

@@ -100,6 +100,9 @@ class Table:
     scene_type: str = "daily"
     #: refs (objects, loose items, NPCs) revealed in the current scene
     revealed: list[str] = field(default_factory=list)
+    #: NPCs and enemies that have appeared to the PCs so far (revealed in a scene, or in the climax): only these
+    #: are on the table a PC's view shows (a character the scenario holds back is not announced by its sheet)
+    met: list[str] = field(default_factory=list)
     #: loose items revealed and not yet taken
     loose: list[str] = field(default_factory=list)
     attempts: list[str] = field(default_factory=list)  # "investigator>target"
@@ -126,7 +129,7 @@ class Table:
             "chars": {k: c.snap() for k, c in self.chars.items()},
             "holders": {k: list(v) for k, v in self.holders.items()},
             "visited": list(self.visited), "scene": self.scene, "scene_type": self.scene_type,
-            "revealed": list(self.revealed), "loose": list(self.loose),
+            "revealed": list(self.revealed), "met": list(self.met), "loose": list(self.loose),
             "attempts": list(self.attempts), "investigated": dict(self.investigated),
             "flags": list(self.flags), "phase": self.phase, "session_no": self.session_no, "round": self.round,
             "winner": self.winner, "losers": list(self.losers),
