@@ -172,6 +172,7 @@ class LastFragmentGame(CombatMixin):
                              "losers": list(self.t.losers)}
         me = self.t.chars.get(actor)
         if me is not None:
+            obs["ability_names"] = {a: self.tb.names.get(a, a) for a in self.tb.order if self.level(me, a)}
             obs["me"] = {**self._sheet(me), "fragments": [self._frag_view(f) for f in self.held(actor)],
                          "handout": me.handout,
                          "holds_last_fragment": self.holds(actor, self.last_id)}

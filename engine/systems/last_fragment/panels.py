@@ -46,13 +46,17 @@ def _table(obs: Mapping[str, Any], compact: bool) -> Panel:
     lines: list[str] = []
     cb = obs.get("combat")
     if isinstance(cb, Mapping):
-        lines.append(f"戦闘: ラウンド {cb.get('round', 0)}" + (f"、勝者 {cb['winner']}" if cb.get("winner") else ""))
+        winner = cb.get("winner")
+        who = (obs.get("characters") or {}).get(winner) or {}
+        lines.append(f"戦闘: ラウンド {cb.get('round', 0)}" + (f"、勝者 {who.get('name', winner)}" if winner else ""))
     covers = ("characters", "combat", "system", "attempts") if compact else ("combat", "system", "attempts")
     return Panel("卓 (characters)", _HEADER, rows, lines, covers=covers)
 
 
-def _sheet(c: Mapping[str, Any]) -> Panel:
-    rows = [(str(a), str(lv)) for a, lv in (c.get("abilities") or {}).items()]
+def _sheet(c: Mapping[str, Any], names: Mapping[str, str]) -> Panel:
+    pairs = [(str(names.get(a, a)), str(lv)) for a, lv in (c.get("abilities") or {}).items()]
+    rows = [tuple(x for pair in pairs[i : i + 3] for x in pair) + ("", "") * (3 - len(pairs[i : i + 3]))
+            for i in range(0, len(pairs), 3)]
     lines = ["スキル: " + "、".join(c.get("skills") or [])]
     for a in c.get("abnormalities") or []:
         lines.append(f"異常性: {a.get('name')}（Lv{a.get('level')}）" + ("（ダート使用済み）" if a.get("dart_used") else ""))
@@ -61,7 +65,7 @@ def _sheet(c: Mapping[str, Any]) -> Panel:
     for f in c.get("fragments") or []:
         tag = "ラスト" if f.get("kind") == "last" else "シークレット" if f.get("secret") else ""
         lines.append(f"{tag}フラグメント「{f.get('name')}」: {f.get('text')}")
-    return Panel(f"自分 (me): {c.get('name', '')}", ("アビリティ", "Lv"), rows, lines, covers=("me",))
+    return Panel(f"自分 (me): {c.get('name', '')}", ("アビリティ", "Lv") * 3, rows, lines, covers=("me", "ability_names"))
 
 
 def panels(obs: Mapping[str, Any], compact: bool) -> list[Panel]:
@@ -72,5 +76,5 @@ def panels(obs: Mapping[str, Any], compact: bool) -> list[Panel]:
     out.append(_table(obs, compact))
     me = obs.get("me")
     if isinstance(me, Mapping):
-        out.append(_sheet(me))
+        out.append(_sheet(me, obs.get("ability_names") or {}))
     return out
