@@ -123,9 +123,9 @@ def test_human_quits_and_resumes(capsys, toy_path, tmp_path, monkeypatch):
     log = tmp_path / "h.jsonl"
     monkeypatch.setattr("sys.stdin", io.StringIO("1\n\nquit\n"))
     code, out, err = run(capsys, "play", toy_path, "--seed", 1, "--log", log)
-    assert code == 0 and f"saved: resume with trpg resume {log}" in out
+    assert code == 0 and f"保存しました。再開するには trpg resume {log}" in out  # Japanese by default
     monkeypatch.setattr("sys.stdin", io.StringIO("1\n\n2\n\n"))
-    code, out, err = run(capsys, "resume", log)
+    code, out, err = run(capsys, "resume", log, "--lang", "en")
     assert code == 0, err
     assert "resumed" in out and "winner" in out
 
@@ -215,7 +215,7 @@ def test_seats_given_override_only_what_they_name(capsys, toy_path, tmp_path, mo
     assert code == 0, err  # no input: the human seat's first question ends the run, saved
     header = json.loads(log.read_text(encoding="utf-8").splitlines()[0])
     assert header["seats"] == {"all": "scripted", "first_pc": "human", "gm": "random"}
-    assert "saved: resume with" in out
+    assert "保存しました。再開するには" in out
     # naming `all` names everyone: no human seat is kept
     log2 = tmp_path / "t.jsonl"
     code, out, err = run(capsys, "play", toy_path, "--seat", "all=scripted", "--seed", 1, "--log", log2, "--quiet")
