@@ -99,6 +99,8 @@ class StoryHooks:
     dice: Callable[[CheckEvent, Sequence[RollEvent], Namer], list[str] | None] | None = None
     #: an answer the seat saw → an item (a GM ruling given as a decision, a declaration), or None
     answer: Callable[[AnswerEvent, Namer], StoryItem | None] | None = None
+    #: a ruling event → an item (whose ruling, in the system's words), or None for the generic one
+    ruling: Callable[[RulingEvent, Namer], StoryItem | None] | None = None
     #: the end event's outcome → the lines of the ending (what happened to each PC)
     ending: Callable[[Mapping[str, Any], Namer], list[str]] | None = None
     #: a seat's observation → its compact sheet of its own character and the table (≤ 15 lines, 80 columns)
@@ -398,6 +400,9 @@ class Storyteller:
                 return [said]
             return [StoryItem("change", said, private=e.to is not None)] if said else []
         if isinstance(e, RulingEvent):
+            made = h.ruling(e, name) if h.ruling is not None else None
+            if made is not None:
+                return [made]
             verdict = w["approve"] if e.verdict == "approve" else w["reject"]
             why = e.text or ("" if e.verdict == "approve" else (e.reason or ""))
             text = f"{e.subject}: {verdict}" + (f"（{why}）" if why else "")
