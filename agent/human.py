@@ -8,6 +8,7 @@ function) so that tests can play through it.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -336,7 +337,9 @@ class HumanAgent:
         if self.show_state:
             self._sheet(decision, view)
         st = self._story.get(decision.actor)
-        body = [Text(decision.prompt)]
+        # a prompt or label may name the answer's note field for model seats; a person is asked for the note below
+        prompt = _no_field(decision.prompt)
+        body = [Text(prompt)]
         if st is not None:
             body += [Text(line, style="bold yellow") for line in st[0].decision_lines(decision)]
         head = Text(w["turn"].format(name=self._name(decision.actor)), style="bold")
@@ -345,7 +348,7 @@ class HumanAgent:
         if decision.options is not None:
             for i, o in enumerate(decision.options, 1):
                 t = Text(f"  {i}. ", style="bold")
-                t.append(o.label)
+                t.append(_no_field(o.label))
                 self.console.print(t)
             if decision.pick is not None:
                 lo, hi = decision.pick
@@ -437,6 +440,11 @@ class HumanAgent:
                     continue
                 break
         return out
+
+
+def _no_field(text: str) -> str:
+    """Text without the answer-field name it gives model seats (「行動の内容を一言（note）」 → 「行動の内容を一言」)."""
+    return re.sub(r"[:：]\s*note(?=）)|（note）|\s?\(note\)", "", text)
 
 
 def _resolve(sub: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ A hook gets a ``Namer`` (id → display name) and returns its text in the sessio
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -61,6 +62,8 @@ __all__ = [
     "generic_state",
     "generic_ending",
     "generic_decision_lines",
+    "ruling_reason",
+    "plain_titles",
     "KINDS",
 ]
 
@@ -256,6 +259,28 @@ def generic_info(e: InfoEvent, name: Namer) -> StoryItem | None:
     return StoryItem("info", e.text, private=e.to is not None)
 
 
+def ruling_reason(e: RulingEvent) -> str:
+    """A ruling's reason in words: its text without the reason code some rules append (「万能すぎる: omnipotent」 →
+    「万能すぎる」), or the code when there are no words."""
+    text = e.text or ""
+    if e.reason and text.endswith(f": {e.reason}"):
+        text = text[: -len(e.reason) - 2]
+    return text or ("" if e.verdict == "approve" else (e.reason or ""))
+
+
+def plain_titles(panels: Sequence[Panel]) -> list[Panel]:
+    """Panels with the observation keys some titles carry for the full view left out (「自分 (me)」 → 「自分」)."""
+    from dataclasses import replace
+
+    out = []
+    for p in panels:
+        title = re.sub(r"\s*\((?:[a-z_]+(?:,\s*)?)+\)", "", p.title) if p.title else p.title
+        rows = [tuple(re.sub(r"\s*\((?:[a-z_]+(?:,\s*)?)+\)", "", str(c)) if i == 0 else c for i, c in enumerate(r))
+                for r in p.rows] if not p.header else p.rows
+        out.append(replace(p, title=title, rows=rows))
+    return out
+
+
 def _value(v: Any) -> str:
     if v is None:
         return "—"
@@ -404,7 +429,7 @@ class Storyteller:
             if made is not None:
                 return [made]
             verdict = w["approve"] if e.verdict == "approve" else w["reject"]
-            why = e.text or ("" if e.verdict == "approve" else (e.reason or ""))
+            why = ruling_reason(e)
             text = f"{e.subject}: {verdict}" + (f"（{why}）" if why else "")
             return [StoryItem("ruling", text, speaker=name(e.by), private=e.to is not None)]
         if isinstance(e, VoidEvent):
@@ -431,7 +456,7 @@ class Storyteller:
         if h.sheet is not None:
             return list(h.sheet(observation))
         panels = getattr(self.system, "panels", None)
-        return list(panels(observation, True)) if callable(panels) else []
+        return plain_titles(panels(observation, True)) if callable(panels) else []
 
 
 def story_of(events: Sequence[BaseModel], system: SystemInfo | None, *, lang: str = "ja",

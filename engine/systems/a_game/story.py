@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...core.events import CheckEvent, InfoEvent, PhaseEvent, RollEvent, RulingEvent, StateEvent
-from ...core.story import Namer, StoryHooks, StoryItem, generic_info
+from ...core.story import Namer, StoryHooks, StoryItem, generic_info, ruling_reason
 from .data import RESULT_NAMES
 
 __all__ = ["STORY"]
@@ -41,10 +41,13 @@ def _info(e: InfoEvent, name: Namer) -> StoryItem | None:
 def _ruling(e: RulingEvent, name: Namer) -> StoryItem | None:
     what = _RULINGS.get(e.kind, "")
     pc = e.data.get("pc")
-    whose = f"{name(str(pc))}の" if isinstance(pc, str) and pc else ""
+    who = name(str(pc)) if isinstance(pc, str) and pc else ""
+    whose = f"{who}の" if who and who not in e.subject else ""
     verdict = "承認" if e.verdict == "approve" else "却下"
-    why = e.text if e.text else ""
-    text = f"{whose}{what}{e.subject}: {verdict}" + (f"（{why}）" if why else "")
+    why = ruling_reason(e)
+    # a precedent's subject is its record id: the words say which it is
+    subject = "" if e.kind in ("sd.follow_precedent", "sd.cast_violation") else e.subject
+    text = f"{whose}{what}{subject}: {verdict}" + (f"（{why}）" if why else "")
     return StoryItem("ruling", text, speaker=name(e.by), private=e.to is not None)
 
 

@@ -5,10 +5,10 @@ sheet is its compact panels."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...core.events import AnswerEvent, InfoEvent, PhaseEvent, StateEvent
+from ...core.events import AnswerEvent, CheckEvent, InfoEvent, PhaseEvent, RollEvent, StateEvent
 from ...core.story import Namer, StoryHooks, StoryItem, generic_info
 from .data import ABILITY_NAMES
 
@@ -70,4 +70,9 @@ def _ending(outcome: Mapping[str, Any], name: Namer) -> list[str]:
     return out
 
 
-STORY = StoryHooks(heading=_heading, info=_info, state=_state, answer=_answer, ending=_ending)
+def _dice(e: CheckEvent, rolls: Sequence[RollEvent], name: Namer) -> list[str] | None:
+    """A check without dice of its own (an attack's verdict, damage, a critical table row) says all in its label."""
+    return None if e.rolls else []
+
+
+STORY = StoryHooks(heading=_heading, info=_info, state=_state, dice=_dice, answer=_answer, ending=_ending)
