@@ -229,6 +229,7 @@ class HumanAgent:
         self.recent = recent
         #: per actor: its storyteller and how far into the log its story has been shown
         self._story: dict[str, list[Any]] = {}
+        self._told = False  # whether story items were shown before the decision being asked
 
     # -- input -----------------------------------------------------------------------------------------------
     def _ask(self, prompt: str, decision: Decision, session: SeatView | None) -> str:
@@ -284,6 +285,7 @@ class HumanAgent:
             items = items[-self.recent :]
         for it in items:
             self.console.print(render_item(it, self.lang))
+        self._told = bool(items)
 
     def finish(self, transcript: Callable[[str, int], Sequence[Any]]) -> None:
         """Show each seat the story since its last decision (the ending): ``transcript(actor, start)`` is the
@@ -325,7 +327,8 @@ class HumanAgent:
         panels = st[0].sheet(decision.observation)
         key = sheet_text(self.console, panels)
         if key == self._sheets.get(decision.actor):
-            self.console.print(Text(self.words["unchanged"], style="dim"))
+            if self._told:  # something happened, and none of it shows on the sheet
+                self.console.print(Text(self.words["unchanged"], style="dim"))
             return
         self._sheets[decision.actor] = key
         drawn = render_sheet(self.console, panels, self._name(decision.actor))

@@ -85,6 +85,18 @@ def test_play_replay_resume(capsys, toy_path, tmp_path):
     assert code == 0 and (tmp_path / "a.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     code, out, err = run(capsys, "replay", log)
     assert code == 0 and out.startswith("# toy_demo")
+    code, out, err = run(capsys, "replay", log, "--format", "audit")
+    assert code == 0 and out.startswith("# toy_demo")
+    # the story a seat saw, as a chat log (Markdown, or one HTML page)
+    code, out, err = run(capsys, "replay", log, "--format", "story", "--seat", "aoi")
+    assert code == 0, err
+    assert out.startswith("# ") and "aoi" not in out.splitlines()[0] and "**GM**" in out and "## エンディング" in out
+    code, out, err = run(capsys, "replay", log, "--format", "story", "--html", "-o", tmp_path / "s.html")
+    assert code == 0 and "GM の見たセッション" in (tmp_path / "s.html").read_text(encoding="utf-8")
+    code, out, err = run(capsys, "replay", log, "--format", "story-html", "--lang", "en")
+    assert code == 0 and out.startswith("<!DOCTYPE html>") and "the GM&#39;s view" in out
+    code, out, err = run(capsys, "replay", log, "--format", "story", "--seat", "zed")
+    assert code == 2 and "zed" in err
 
     # the same log again is refused; resume of a finished log too
     code, out, err = run(capsys, "play", toy_path, "--seat", "all=scripted", "--log", log)

@@ -229,7 +229,7 @@ def _sheet(obs: Mapping[str, Any]) -> list[Panel]:
         if c.get("kind") != "pc":
             continue
         status = "" if c.get("status") == "active" else f"（{_STATUS.get(str(c.get('status')), '')}）"
-        lines.append(f"{short_name(str(c.get('id')))}{status}  {abil(c)}  気力{c.get('willpower', 0)}")
+        rows.append((f"{short_name(str(c.get('id')))}{status}", f"{abil(c)}  気力{c.get('willpower', 0)}"))
     clues = obs.get("clues") or []
     if clues:
         lines.append(f"手がかり {len(clues)} 件（state で全文）")
