@@ -339,10 +339,10 @@ def run_pool(fn: ChunkFn, params: Any, parts: Sequence[Sequence[int]], *, jobs: 
             continue
         # one worker, the suspects in order: the first chunk whose future breaks the pool was running when it broke
         with cf.ProcessPoolExecutor(1, mp_context=ctx, initializer=_limit_worker, initargs=(memory_mb,)) as ex:
-            futures = [(part, ex.submit(fn, params, part)) for part in suspects]
+            serial = [(part, ex.submit(fn, params, part)) for part in suspects]
             suspects = []
             culprit: list[int] | None = None
-            for part, fut in futures:
+            for part, fut in serial:
                 if culprit is not None:
                     queue.append(part)  # not run, or run after the break: back to the parallel pool
                     continue

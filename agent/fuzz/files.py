@@ -240,8 +240,6 @@ def run_chunk(params: FilesParams, cases: Sequence[int]) -> Tally:
 
 
 def run(args: Any, progress: Any) -> tuple[Tally, dict[str, Any]]:
-    import concurrent.futures as cf
-    import multiprocessing
 
     from .common import run_cases
 
