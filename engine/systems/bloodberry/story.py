@@ -150,7 +150,7 @@ def _dice(e: CheckEvent, rolls: Sequence[RollEvent], name: Namer) -> list[str] |
         out.append(f"{line}: {text}")
     if e.data.get("kind") == "opposed" and len(e.rolls) == 2:
         a, p = e.rolls
-        if a.ach is not None and p.ach is not None and a.ach == p.ach and a.success and p.success:
+        if a.ach is not None and a.ach == p.ach and p.success and not a.success:
             out.append("達成値が同じ: 受動側の勝ち")
     return out
 
