@@ -66,7 +66,8 @@ def _markdown(items: Sequence[StoryItem], title: str, subtitle: str, lang: str) 
         else:
             who = f"**{it.speaker}**: " if it.speaker else ""
             body = it.text.replace("\n", "  \n  ")
-            out += [f"{_MARK.get(it.kind, '▶')} {who}{body}{tag}", ""]
+            mark = _MARK.get(it.kind, "▶")
+            out += [f"{mark}{'' if it.kind == 'change' else ' '}{who}{body}{tag}", ""]
     return "\n".join(out).rstrip("\n") + "\n"
 
 
