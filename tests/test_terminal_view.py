@@ -82,6 +82,7 @@ def test_default_view_has_no_code_ids_rule_refs_or_english(system, stem, actor, 
 def test_the_reroll_question_shows_the_target_and_whether_it_already_succeeded():
     text, _, _ = play("bloodberry", "inoiri_dolls", "aoi", 7, decisions=8)
     assert "達成値 1 / 目標値 1（成功している）" in text
+    assert "振り直すと: 目標値に届く 80%" in text  # 4 dice, one 5 or 6 needed: 1 − (2/3)^4, exactly
     assert "成功のまま" in text
 
 

@@ -13,6 +13,7 @@ from ...core.panels import Panel
 from ...core.story import Namer, StoryHooks, StoryItem, generic_info, generic_roll_text, names_in
 from .data import ABILITY_NAMES, BASIC_SKILLS, CLASS_NAMES, CLASS_SKILL_NAMES, CURSE_TYPE_NAMES, RACE_SKILL_NAMES
 from .panels import panels as _panels
+from .report import success_probability
 
 __all__ = ["STORY"]
 
@@ -257,7 +258,15 @@ def _decision(d: Any, name: Namer) -> list[str]:
     wp = get("willpower")
     if isinstance(wp, int):
         bits.append(f"気力 {wp}")
-    return ["・".join(bits)] if bits else []
+    out = ["・".join(bits)] if bits else []
+    if d.kind == "j.reroll" and isinstance(pool, int) and isinstance(thr, int):
+        # §5.3: the odds of the new faces, exact (P(Binomial(pool, 1/3) >= n)); the passive side wins a tie
+        odds = [f"目標値に届く {success_probability(pool, thr):.0%}"]
+        if isinstance(opp, int):
+            need = max(thr, opp + (1 if get("side") == "active" else 0))
+            odds.append(f"相手に勝つ {success_probability(pool, need):.0%}")
+        out.append("振り直すと: " + "・".join(odds))
+    return out
 
 
 def _names(obs: Mapping[str, Any]) -> dict[str, str]:
