@@ -628,13 +628,16 @@ def cmd_new_character(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else secrets.randbelow(1_000_000)
     session: Session = make(seed=seed)
     console = _out()
-    table = Table(session, SeatSpec.parse(["all=scripted", "pcs=human"]), _factory(seed, console))
+    humans: list[HumanAgent] = []
+    table = Table(session, SeatSpec.parse(["all=scripted", "pcs=human"]), _factory(seed, console, humans=humans))
     _watch(table, console)
     try:
         outcome = table.run()
     except QuitAndSave:
         print("character creation abandoned", file=sys.stderr)
         return 0
+    for h in humans:  # the GM's last rulings on the sheet
+        h.finish(session.transcript)
     sheet = outcome.get("sheet", outcome)
     text = yaml.safe_dump(sheet, allow_unicode=True, sort_keys=False)
     _write_or_print(text, args.output)
