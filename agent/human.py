@@ -419,11 +419,14 @@ class HumanAgent:
         props: dict[str, Any] = schema.get("properties", {})
         required = set(schema.get("required", ()))
         self.console.print(Text(w["payload_intro"], style="dim"))
+        st = self._story.get(decision.actor)
+        terms: Mapping[str, str] = st[0].hooks.terms if st is not None else {}
         out: dict[str, Any] = {}
         for i, (name, sub) in enumerate(props.items()):
             sub = _resolve(sub, schema)
             while True:
-                line = self._ask(f"{_field_prompt(name, sub, name in required, schema, w)}> ", decision, session)
+                line = self._ask(f"{_field_prompt(name, sub, name in required, schema, w, terms, self.lang != 'ja')}> ",
+                                 decision, session)
                 if i == 0 and line.startswith("{"):
                     try:
                         whole = json.loads(line)
@@ -437,7 +440,7 @@ class HumanAgent:
                         continue
                     break
                 try:
-                    out[name] = _parse_field(line, sub, schema, w)
+                    out[name] = _parse_field(line, sub, schema, w, terms)
                 except ValueError as e:
                     self.console.print(Text(str(e)))
                     continue
@@ -474,22 +477,29 @@ def _object_shape(obj: dict[str, Any], root: dict[str, Any]) -> str:
 
 
 def _field_prompt(name: str, sub: dict[str, Any], required: bool, root: dict[str, Any] | None = None,
-                  w: Mapping[str, str] | None = None) -> str:
+                  w: Mapping[str, str] | None = None, terms: Mapping[str, str] | None = None,
+                  show_name: bool = True) -> str:
+    """A form field's prompt. ``terms``: the game's words for enum values (``StoryHooks.terms``); ``show_name``:
+    whether the field's code name leads (not in a Japanese session when the field has a description)."""
     w = w or interface_words("en")
+    terms = terms or {}
     bits = [name]
     if sub.get("title") and sub["title"] != name.replace("_", " ").title():
         bits = [str(sub["title"])]
     if sub.get("description"):
-        bits.append(f"— {sub['description']}")
+        if show_name:
+            bits.append(f"— {sub['description']}")
+        else:
+            bits = [str(sub["description"])]
     items: dict[str, Any] = sub["items"] if isinstance(sub.get("items"), dict) else {}
     if "enum" in sub:
-        bits.append("[" + " / ".join(f"{i}:{v}" for i, v in enumerate(sub["enum"], 1)) + "]")
+        bits.append("[" + " / ".join(f"{i}:{terms.get(str(v), v)}" for i, v in enumerate(sub["enum"], 1)) + "]")
     elif sub.get("type") == "array" and root is not None and _resolve(items, root).get("type") == "object":
         bits.append(w["field_json_list"].format(shape=_object_shape(_resolve(items, root), root)))
     elif sub.get("type") == "array" and "enum" in items:
         lo, hi = sub.get("minItems", 0), sub.get("maxItems")
         bits.append(w["field_list"].format(lo=lo, hi=hi if hi is not None else "") + " [" +
-                    " / ".join(f"{i}:{v}" for i, v in enumerate(items["enum"], 1)) + "]")
+                    " / ".join(f"{i}:{terms.get(str(v), v)}" for i, v in enumerate(items["enum"], 1)) + "]")
     else:
         t = sub.get("type", "value")
         lo, hi = sub.get("minimum", sub.get("minLength")), sub.get("maximum", sub.get("maxLength"))
@@ -497,22 +507,25 @@ def _field_prompt(name: str, sub: dict[str, Any], required: bool, root: dict[str
         if lo is not None or hi is not None:
             bits.append(w[key].format(lo="" if lo is None else lo, hi="" if hi is None else hi))
     if "default" in sub:
-        bits.append(w["field_default"].format(value=sub["default"]))
+        if sub["default"] not in ("", None, [], {}):
+            bits.append(w["field_default"].format(value=terms.get(str(sub["default"]), sub["default"])))
     elif not required:
         bits.append(w["field_optional"])
     return " ".join(str(b) for b in bits if b) + " "
 
 
-def _parse_field(line: str, sub: dict[str, Any], root: dict[str, Any], w: Mapping[str, str] | None = None) -> Any:
+def _parse_field(line: str, sub: dict[str, Any], root: dict[str, Any], w: Mapping[str, str] | None = None,
+                 terms: Mapping[str, str] | None = None) -> Any:
     w = w or interface_words("en")
+    terms = terms or {}
     if "enum" in sub:
         values: Sequence[Any] = sub["enum"]
         if line.isdigit() and 1 <= int(line) <= len(values):
             return values[int(line) - 1]
         for v in values:
-            if str(v) == line:
+            if str(v) == line or terms.get(str(v)) == line:
                 return v
-        raise ValueError(w["err_choose"].format(values=", ".join(map(str, values))))
+        raise ValueError(w["err_choose"].format(values=", ".join(terms.get(str(v), str(v)) for v in values)))
     t = sub.get("type")
     if t in ("integer", "number"):
         try:
@@ -532,7 +545,7 @@ def _parse_field(line: str, sub: dict[str, Any], root: dict[str, Any], w: Mappin
         if line.startswith("["):
             return json.loads(line)
         item = _resolve(sub.get("items", {}), root)
-        return [_parse_field(x.strip(), item, root, w) for x in line.split(",") if x.strip()]
+        return [_parse_field(x.strip(), item, root, w, terms) for x in line.replace("、", ",").split(",") if x.strip()]
     if t == "string":
         lo, hi = sub.get("minLength"), sub.get("maxLength")
         if (lo is not None and len(line) < lo) or (hi is not None and len(line) > hi):

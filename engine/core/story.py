@@ -110,6 +110,8 @@ class StoryHooks:
     sheet: Callable[[Mapping[str, Any]], list[Panel]] | None = None
     #: a decision → the numbers at stake, one short line each (target, pool, achievement, resources)
     decision: Callable[[Decision, Namer], list[str]] | None = None
+    #: the game's words for the code values a form offers (an enum field's values: ``combat`` → 戦闘)
+    terms: Mapping[str, str] = field(default_factory=dict)
     #: an observation → id → display name for everyone it names (default: ``names_in``)
     names: Callable[[Mapping[str, Any]], dict[str, str]] | None = None
 

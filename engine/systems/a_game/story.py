@@ -9,7 +9,7 @@ from typing import Any
 
 from ...core.events import CheckEvent, InfoEvent, PhaseEvent, RollEvent, RulingEvent, StateEvent
 from ...core.story import Namer, StoryHooks, StoryItem, generic_info, ruling_reason
-from .data import RESULT_NAMES
+from .data import CATEGORIES, RESULT_NAMES
 
 __all__ = ["STORY"]
 
@@ -103,4 +103,5 @@ def _ending(outcome: Mapping[str, Any], name: Namer) -> list[str]:
     return out
 
 
-STORY = StoryHooks(heading=_heading, info=_info, state=_state, dice=_dice, ruling=_ruling, ending=_ending)
+STORY = StoryHooks(heading=_heading, info=_info, state=_state, dice=_dice, ruling=_ruling, ending=_ending,
+                   terms=CATEGORIES)
