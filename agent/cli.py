@@ -369,6 +369,11 @@ def _llm_seats(args: argparse.Namespace, seats: SeatSpec, language: str, stack: 
     return llm
 
 
+def _interface_language(language: str) -> str:
+    """The terminal's language for a scenario's: one the interface speaks, else Japanese."""
+    return language if language in LANGS else "ja"
+
+
 def _scenario_language(scenario: Any) -> str:
     return str(getattr(getattr(scenario, "model", None), "language", "ja") or "ja")
 
@@ -483,7 +488,7 @@ def _play(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
             f"--seat names {', '.join(unknown)}, who is not at this table; roles: {', '.join(ROLE_WORDS)}; "
             f"characters: {', '.join(sorted(actors))}"
         )
-    lang = args.lang
+    lang = args.lang or _interface_language(_scenario_language(scenario))
     if not args.quiet:
         title = str(getattr(scenario.model, "title", scenario.id))
         console.print(Text(interface_words(lang)["title_line"].format(title=title, seed=seed, log=log), style="bold"))
@@ -533,7 +538,7 @@ def _resume(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     console = _out()
     _confirm_llm_seats(args)
     session = resume(args.log)
-    lang = args.lang
+    lang = args.lang or _interface_language(_scenario_language(session.scenario))
     if session.is_over:
         print(f"{args.log}: the session had already ended; its last events were restored")
         if not args.quiet:
@@ -895,13 +900,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="continue a campaign: load what carries over from FILE (if it exists) and write it back at the end")
     s.add_argument("--quiet", action="store_true", help="print nothing but errors")
     s.add_argument("--overwrite", action="store_true", help="replace an existing log file")
-    s.add_argument("--lang", choices=LANGS, default="ja", help="the terminal's language (default ja)")
+    s.add_argument("--lang", choices=LANGS, help="the terminal's language (default: the scenario's, ja for every sample)")
     _llm_flags(s)
     s.set_defaults(func=cmd_play)
 
     s = sub.add_parser("resume", help="carry on an interrupted session from its log")
     s.add_argument("log", metavar="LOG")
-    s.add_argument("--lang", choices=LANGS, default="ja", help="the terminal's language (default ja)")
+    s.add_argument("--lang", choices=LANGS, help="the terminal's language (default: the scenario's, ja for every sample)")
     s.add_argument("--quiet", action="store_true")
     s.add_argument("--yes", action="store_true", help="seat the language models the log names without asking")
     _llm_flags(s)

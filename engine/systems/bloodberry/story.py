@@ -29,6 +29,7 @@ _RULINGS = {
     "gm.permit": "行動の許可",
     "gm.victory_ruling": "勝利条件",
     "gm.approve_sheet": "キャラクターシート",
+    "gm.approve_useful": "役立つ特技として認める",
 }
 _STATUS = {"active": "健在", "dropped": "脱落", "dead": "死亡", "vanished": "消失", "absent": "欠席", "hosted": "宿主"}
 _ENDINGS = {
