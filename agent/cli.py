@@ -16,36 +16,36 @@ import secrets
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 import yaml
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table as RichTable
+from rich.text import Text
 
 from engine.core.events import (
-    AnswerEvent,
     CheckEvent,
     CheckRoll,
     EndEvent,
     InfoEvent,
     NarrationEvent,
-    PhaseEvent,
-    RevealEvent,
-    RulingEvent,
-    VoidEvent,
     read_log,
 )
 from engine.core.machine import diagram
 from engine.core.registry import get_system, systems
-from engine.core.replay import brief_outcome, render_transcript, resume, verify
+from engine.core.replay import render_transcript, resume, verify
 from engine.core.scenario import format_validation_error, load_scenario, scenario_json_schema
 from engine.core.session import Session
+from engine.core.story import Storyteller, names_for
+from engine.core.story_log import render_story
 from engine.core.visibility import seen_by
 
 from .base import Agent
 from .human import HumanAgent, QuitAndSave
+from .present.terminal import render_item
+from .present.words import LANGS, interface_words
 from .table import ROLE_WORDS, AgentFactory, SeatSpec, Table, default_agent_factory, is_llm_policy
 
 if TYPE_CHECKING:
@@ -65,6 +65,10 @@ class CLIError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise CLIError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
+#: ``trpg replay --format``: the story (Markdown, or HTML), the audit transcript (md and html: its names before)
+REPLAY_FORMATS = ("story", "story-html", "audit", "audit-html", "md", "html")
 
 
 def _paragraph(text: str) -> str:
@@ -205,10 +209,12 @@ def _names(session: Session) -> Callable[[str], str]:
 
 
 def _printer(console: Console, session: Session | None = None,
-             viewers: Callable[[], Sequence[str]] | None = None) -> Callable[[Sequence[BaseModel]], None]:
-    """The live story as the human seats see it (``viewers``: their actors; none seated → the GM's full view).
-    What each seat may see is the engine's call (``engine.core.visibility.seen_by``)."""
-    name = _names(session) if session is not None else str
+             viewers: Callable[[], Sequence[str]] | None = None, lang: str = "ja") -> Callable[[Sequence[BaseModel]], None]:
+    """The live story as the GM sees it (``viewers``: the actors whose view to show; none → the GM's full view),
+    told by the presentation layer (``engine.core.story``). What each seat may see is the engine's call
+    (``engine.core.visibility.seen_by``). Human seats tell their own story before each of their decisions
+    (``HumanAgent``), so this is for tables where nobody human sits."""
+    teller = Storyteller(session.system if session is not None else None, lang)
 
     def seen(e: BaseModel) -> BaseModel | None:
         who = list(viewers()) if viewers is not None else []
@@ -219,51 +225,37 @@ def _printer(console: Console, session: Session | None = None,
         return None
 
     def show(events: Sequence[BaseModel]) -> None:
+        if session is not None and session.pending is not None:
+            teller.learn(session.pending.observation if session.pending.actor == "gm"
+                         else session.observation("gm"))
         for raw in events:
             e = seen(raw)
             if e is None:
                 continue
-            if isinstance(e, NarrationEvent):
-                console.print(f"[bold]{escape(e.actor)}[/]: {escape(e.text)}")
-            elif isinstance(e, AnswerEvent):
-                spoken = e.answer.get("text")
-                if isinstance(spoken, str) and spoken:  # speech and GM narration that came with an answer
-                    console.print(f"[bold]{escape(e.actor)}[/]: {escape(spoken)}")
-            elif isinstance(e, InfoEvent) and e.topic == "fallback":
-                console.print(f"[dim]({escape(e.text)})[/]")
-            elif isinstance(e, InfoEvent):
-                console.print(f"[cyan]▶ {escape(e.text)}[/]")
-            elif isinstance(e, CheckEvent):
-                for line in check_lines(e, name):
-                    console.print(f"[dim]🎲 {escape(line)}[/]")
-            elif isinstance(e, VoidEvent):
-                console.print(f"[dim]🎲 （判定 {escape(e.check)} は無かったことになった: {escape(e.reason)}）[/]")
-            elif isinstance(e, RulingEvent):
-                verdict = "承認" if e.verdict == "approve" else "却下"
-                why = f"（{e.text or e.reason}）" if e.verdict == "reject" and (e.text or e.reason) else ""
-                console.print(f"[magenta]⚖ {escape(e.subject)}: {verdict}{escape(why)}[/]")
-            elif isinstance(e, RevealEvent):
-                console.print("[cyan]▶ 公開: " + escape("、".join(f"{name(a)} {e.labels.get(a, '')}".strip()
-                                                                 for a in e.answers)) + "[/]")
-            elif isinstance(e, PhaseEvent):
-                console.rule(f"[dim]{escape(e.machine)}: {escape(e.dst)}[/]", style="dim")
+            if isinstance(e, InfoEvent) and e.topic == "fallback":  # the table's note, not part of the story
+                console.print(Text(f"({e.text})", style="dim"))
+                continue
+            for it in teller.items([e]):
+                console.print(render_item(it, lang))
 
     return show
 
 
-def _watch(table: Table, console: Console) -> None:
-    """Show the table's story as its human seats see it (all of it when nobody human sits at the table)."""
+def _watch(table: Table, console: Console, lang: str = "ja") -> None:
+    """Show the table's story when nobody human sits at it (the GM's view); human seats tell their own."""
     session = table.session
-
-    def humans() -> list[str]:
-        return [a for a in session.game.actors() if table.policy_for(a) == "human"]
-
-    table.observer = _printer(console, session, humans)
+    if any(table.policy_for(a) == "human" for a in session.game.actors()):
+        return
+    table.observer = _printer(console, session, None, lang)
 
 
-def _factory(seed: int, console: Console, llm: _LLMSeats | None = None) -> AgentFactory:
+def _factory(seed: int, console: Console, llm: _LLMSeats | None = None, *, lang: str = "ja", resumed: bool = False,
+             humans: list[HumanAgent] | None = None) -> AgentFactory:
     def human() -> Agent:
-        return HumanAgent(console)
+        agent = HumanAgent(console, lang=lang, resumed=resumed)
+        if humans is not None:
+            humans.append(agent)
+        return agent
 
     return default_agent_factory(seed, human, llm.agent if llm is not None else None)
 
@@ -377,37 +369,48 @@ def _llm_seats(args: argparse.Namespace, seats: SeatSpec, language: str, stack: 
     return llm
 
 
+def _interface_language(language: str) -> str:
+    """The terminal's language for a scenario's: one the interface speaks, else Japanese."""
+    return language if language in LANGS else "ja"
+
+
 def _scenario_language(scenario: Any) -> str:
     return str(getattr(getattr(scenario, "model", None), "language", "ja") or "ja")
 
 
 def _summary(console: Console, session: Session, table: Table | None, log: Path | str | None,
-             llm: _LLMSeats | None = None) -> None:
-    console.rule("[bold]end[/]")
-    outcome = session.outcome or {}
-    for k, v in outcome.items():
-        console.print(f"  {escape(str(k))}: {escape(v if isinstance(v, str) else brief_outcome(v, 110))}")
-    bits = [f"{session.decisions} decisions", f"{len(session.dice.rolls)} rolls"]
+             llm: _LLMSeats | None = None, lang: str = "ja", told: bool = False) -> None:
+    """The counts of the session; the outcome itself is the story's ending (``told``: already shown)."""
+    w = interface_words(lang)
+    if not told:
+        teller = Storyteller(session.system, lang)
+        teller.learn(session.observation("gm"))
+        end = [e for e in session.events if isinstance(e, EndEvent)][-1:]
+        for it in teller.items(end):
+            console.print(render_item(it, lang))
+    console.rule(Text(w["end"], style="bold"))
+    bits = [w["summary"].format(decisions=session.decisions, rolls=len(session.dice.rolls))]
     if table is not None and table.fallbacks:
-        bits.append(f"{table.fallbacks} scripted fallbacks")
+        bits.append(w["fallbacks"].format(n=table.fallbacks))
     if log:
-        bits.append(f"log {log}")
-    console.print(escape("; ".join(bits)), style="dim")
+        bits.append(w["log_file"].format(path=log))
+    console.print(Text("、".join(bits) if lang == "ja" else "; ".join(bits), style="dim"))
     for line in llm.summary_lines() if llm is not None else []:
         console.print(escape(line), style="dim")
 
 
 def _run_table(session: Session, table: Table, log: Path | str, quiet: bool, console: Console,
-               llm: _LLMSeats | None = None) -> int:
+               llm: _LLMSeats | None = None, lang: str = "ja", humans: Sequence[HumanAgent] = ()) -> int:
+    w = interface_words(lang)
     try:
         table.run()
     except QuitAndSave:
         session.close()
-        print(f"saved: resume with trpg resume {log}")
+        print(w["saved"].format(log=log))
         return 0
     except KeyboardInterrupt:
         session.close()
-        print(f"interrupted: the log is saved; resume with trpg resume {log}", file=sys.stderr)
+        print(w["interrupted"].format(log=log), file=sys.stderr)
         return EXIT_INTERRUPTED
     except BaseException:
         session.close()
@@ -417,9 +420,12 @@ def _run_table(session: Session, table: Table, log: Path | str, quiet: bool, con
         Path(campaign_file).write_text(yaml.safe_dump(session.outcome["campaign"], allow_unicode=True, sort_keys=False),
                                        encoding="utf-8")
         if not quiet:
-            console.print(f"campaign saved to {escape(str(campaign_file))} (sessions played: {session.outcome['campaign'].get('sessions_played')})")
+            console.print(Text(w["campaign_saved"].format(path=campaign_file,
+                                                          n=session.outcome["campaign"].get("sessions_played"))))
     if not quiet:
-        _summary(console, session, table, log, llm)
+        for h in humans:  # the story since each human seat's last decision: the ending
+            h.finish(session.transcript)
+        _summary(console, session, table, log, llm, lang, told=bool(humans) or table.observer is not None)
     elif llm is not None:  # the LLM accounting (fallbacks above all) is reported even when quiet
         for line in llm.summary_lines():
             print(line, file=sys.stderr)
@@ -482,12 +488,15 @@ def _play(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
             f"--seat names {', '.join(unknown)}, who is not at this table; roles: {', '.join(ROLE_WORDS)}; "
             f"characters: {', '.join(sorted(actors))}"
         )
+    lang = args.lang or _interface_language(_scenario_language(scenario))
     if not args.quiet:
-        console.print(f"[bold]{escape(str(getattr(scenario.model, 'title', scenario.id)))}[/] — seed {seed}, seats {escape(str(seats))}, log {escape(str(log))}")
-    table = Table(session, seats, _factory(seed, console, llm))
+        title = str(getattr(scenario.model, "title", scenario.id))
+        console.print(Text(interface_words(lang)["title_line"].format(title=title, seed=seed, log=log), style="bold"))
+    humans: list[HumanAgent] = []
+    table = Table(session, seats, _factory(seed, console, llm, lang=lang, humans=humans))
     if not args.quiet:
-        _watch(table, console)
-    return _run_table(session, table, log, args.quiet, console, llm)
+        _watch(table, console, lang)
+    return _run_table(session, table, log, args.quiet, console, llm, lang, humans)
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
@@ -529,25 +538,27 @@ def _resume(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     console = _out()
     _confirm_llm_seats(args)
     session = resume(args.log)
+    lang = args.lang or _interface_language(_scenario_language(session.scenario))
     if session.is_over:
         print(f"{args.log}: the session had already ended; its last events were restored")
         if not args.quiet:
-            _summary(console, session, None, args.log)
+            _summary(console, session, None, args.log, lang=lang)
         return 0
     seats = SeatSpec.from_header(session.seats)
     llm = _llm_seats(args, seats, _scenario_language(session.scenario), stack)
-    table = Table(session, seats, _factory(session.seed, console, llm))
+    humans: list[HumanAgent] = []
+    table = Table(session, seats, _factory(session.seed, console, llm, lang=lang, resumed=True, humans=humans))
     if not args.quiet:
-        _watch(table, console)
+        _watch(table, console, lang)
     table.mark_seen()
     if not args.quiet:
         d = session.pending
         assert d is not None
-        console.print(f"resumed {escape(str(args.log))} at decision #{d.seq} ({escape(d.kind)} for {escape(d.actor)}), seats {escape(str(seats))}")
+        console.print(Text(interface_words(lang)["resumed"].format(log=args.log, seq=d.seq), style="bold"))
         recap = [e for e in session.events if isinstance(e, NarrationEvent)][-6:]
         if table.observer is not None:
             table.observer(recap)
-    return _run_table(session, table, args.log, args.quiet, console, llm)
+    return _run_table(session, table, args.log, args.quiet, console, llm, lang, humans)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -567,11 +578,31 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if not args.output and not args.format:
             return 0
     events, truncated = read_log(args.log)
-    text = render_transcript(events, args.format or "md", seat=args.seat)
+    fmt = args.format or "audit"
+    html = args.html or fmt.endswith("html")
+    if fmt.startswith("story"):
+        text = _story_text(args.log, events, args.seat, "html" if html else "md", args.lang)
+    else:
+        text = render_transcript(events, "html" if html else "md", seat=args.seat)
     _write_or_print(text, args.output)
     if truncated or not isinstance(events[-1], EndEvent):
         print(f"note: {args.log} is unfinished; resume it with `trpg resume {args.log}`", file=sys.stderr)
     return 0
+
+
+def _story_text(path: str, events: Sequence[BaseModel], seat: str | None, fmt: Literal["md", "html"],
+                lang: str) -> str:
+    """The story a seat saw (or the GM's whole story): the session is replayed from its log for the system and the
+    names the seat knows (its observation at the end)."""
+    from engine.core.replay import session_from_log
+
+    session = session_from_log(path, for_resume=False)
+    actor = seat or "gm"
+    if actor != "gm" and actor not in session.game.actors():
+        raise CLIError(f"--seat {actor}: no such actor in {path} (actors: {', '.join(session.game.actors())}, or gm)")
+    names = names_for(session.system, session.observation(actor))
+    title = str(getattr(session.scenario.model, "title", "") or session.scenario.id)
+    return render_story(events, session.system, fmt, seat=seat, lang=lang, names=names, title=title)
 
 
 def _lazy(module: str, what: str) -> Any:
@@ -602,13 +633,16 @@ def cmd_new_character(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else secrets.randbelow(1_000_000)
     session: Session = make(seed=seed)
     console = _out()
-    table = Table(session, SeatSpec.parse(["all=scripted", "pcs=human"]), _factory(seed, console))
+    humans: list[HumanAgent] = []
+    table = Table(session, SeatSpec.parse(["all=scripted", "pcs=human"]), _factory(seed, console, humans=humans))
     _watch(table, console)
     try:
         outcome = table.run()
     except QuitAndSave:
         print("character creation abandoned", file=sys.stderr)
         return 0
+    for h in humans:  # the GM's last rulings on the sheet
+        h.finish(session.transcript)
     sheet = outcome.get("sheet", outcome)
     text = yaml.safe_dump(sheet, allow_unicode=True, sort_keys=False)
     _write_or_print(text, args.output)
@@ -866,11 +900,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="continue a campaign: load what carries over from FILE (if it exists) and write it back at the end")
     s.add_argument("--quiet", action="store_true", help="print nothing but errors")
     s.add_argument("--overwrite", action="store_true", help="replace an existing log file")
+    s.add_argument("--lang", choices=LANGS, help="the terminal's language (default: the scenario's, ja for every sample)")
     _llm_flags(s)
     s.set_defaults(func=cmd_play)
 
     s = sub.add_parser("resume", help="carry on an interrupted session from its log")
     s.add_argument("log", metavar="LOG")
+    s.add_argument("--lang", choices=LANGS, help="the terminal's language (default: the scenario's, ja for every sample)")
     s.add_argument("--quiet", action="store_true")
     s.add_argument("--yes", action="store_true", help="seat the language models the log names without asking")
     _llm_flags(s)
@@ -888,7 +924,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--verify", action="store_true", help="re-run the session and compare every event")
     s.add_argument("--campaign", metavar="FILE",
                    help="replay the finished session and write the campaign file it ends with (as play --campaign does)")
-    s.add_argument("--format", choices=("md", "html"))
+    s.add_argument("--format", choices=REPLAY_FORMATS,
+                   help="story: the story a seat saw, as a chat log (Markdown; story-html: one HTML page); "
+                        "audit (default): every decision, answer, roll and state change (md and html: the audit "
+                        "transcript, as before)")
+    s.add_argument("--html", action="store_true", help="HTML instead of Markdown (with --format story or audit)")
+    s.add_argument("--lang", choices=LANGS, default="ja", help="the story's words (default ja)")
     s.add_argument("--seat", metavar="ACTOR", help="only what this seat saw (an actor id, or gm); default: everything")
     s.add_argument("-o", "--output", metavar="FILE")
     s.set_defaults(func=cmd_replay)

@@ -8,6 +8,7 @@ function) so that tests can play through it.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,10 @@ from rich.text import Text
 from rich.tree import Tree
 
 from engine.core.decision import IllegalAnswer
-from engine.core.events import NarrationEvent
+from engine.core.story import Storyteller
+
+from .present.terminal import panel_parts, render_item, render_sheet, sheet_text
+from .present.words import interface_words
 
 if TYPE_CHECKING:
     from engine.core.decision import Decision
@@ -36,10 +40,7 @@ LABELS: Mapping[str, str] = {
     "scene": "シーン",
 }
 _FIRST = ("me", "characters", "relations", "scene")
-HELP = (
-    "Answer with the number (or id) of an option; for several, separate them with spaces or commas.\n"
-    "Commands: help (this text), state (show what you know), log (recent narration), quit (save and stop)."
-)
+HELP = interface_words("en")["help"]
 
 
 class QuitAndSave(Exception):
@@ -150,28 +151,8 @@ def _renderable(value: Any, compact: bool = False, labels: Mapping[str, str] = L
 
 
 def _panel_view(panel: ViewPanel) -> list[RenderableType]:
-    """A system's panel (``engine.core.panels``): its title, a table (or label/value lines without a header), its
-    lines. Cells are plain text, never markup."""
-    out: list[RenderableType] = []
-    if panel.title:
-        out.append(Text(panel.title, style="bold underline"))
-    if panel.header:
-        table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-        for h in panel.header:
-            table.add_column(Text(str(h)))
-        for row in panel.rows:
-            table.add_row(*(Text(str(c)) for c in row))
-        out.append(table)
-    elif panel.rows:
-        grid = Table.grid(padding=(0, 2))
-        grid.add_column(style="bold", no_wrap=True)
-        for _ in range(max(len(r) for r in panel.rows) - 1):
-            grid.add_column()
-        for row in panel.rows:
-            grid.add_row(*(Text(str(c)) for c in row))
-        out.append(grid)
-    out.extend(Text(str(line)) for line in panel.lines)
-    return out
+    """A system's panel drawn for the full view (``agent.present.terminal.panel_parts``)."""
+    return panel_parts(panel)
 
 
 #: a system's panels (``SystemInfo.panels``: observation, compact → panels) or panels already made
@@ -208,12 +189,17 @@ def render_observation(obs: Mapping[str, Any], title: str = "", *, compact: bool
         parts.append(Text(_label(k, names), style="bold underline"))
         parts.append(body)
     if not parts:
-        parts.append(Text("(nothing to show)", style="dim"))
+        parts.append(Text("(nothing to show)", style="dim"))  # the full view names observation keys (debug view)
     return Panel(Group(*parts), title=escape(title) if title else None, border_style="cyan")
 
 
 class HumanAgent:
-    """Terminal player; see the module docstring. ``quit`` raises ``QuitAndSave``."""
+    """Terminal player; see the module docstring. ``quit`` raises ``QuitAndSave``.
+
+    Before each decision the story the seat saw since its last one scrolls by (``engine.core.story``, read from the
+    seat view's transcript), then the compact sheet when it changed, then the question with the numbers at stake and
+    the options by label. Code ids and rule references appear only when the player asks for ``help``; every message
+    is in ``lang`` (ja by default, en)."""
 
     name = "human"
     #: a person is asked again until the answer is legal (the table's illegal-answer policy reads this)
@@ -226,15 +212,24 @@ class HumanAgent:
         *,
         show_state: bool = True,
         recent: int = 8,
+        lang: str = "ja",
+        resumed: bool = False,
     ):
         self.console = console or Console(emoji=False)  # ids such as swap:knife:right_hand are not emoji codes
         #: with an injected input function the prompts and answers are echoed, so the output reads like a session
         self._echo = input_fn is not None
         self._input = input_fn or (lambda prompt: self.console.input(Text(prompt)))
         self.show_state = show_state
-        self._last_obs: dict[str, Any] = {}  # display only: what was last shown to each actor
+        self.lang = lang
+        self.words = interface_words(lang)
+        #: a resumed session shows only the last ``recent`` story items of its past
+        self.resumed = resumed
+        self._sheets: dict[str, str] = {}  # display only: the sheet last shown to each actor
         self._shown: Any = None  # the decision last shown (a re-ask after a refusal does not show it again)
         self.recent = recent
+        #: per actor: its storyteller and how far into the log its story has been shown
+        self._story: dict[str, list[Any]] = {}
+        self._told = False  # whether story items were shown before the decision being asked
 
     # -- input -----------------------------------------------------------------------------------------------
     def _ask(self, prompt: str, decision: Decision, session: SeatView | None) -> str:
@@ -248,8 +243,8 @@ class HumanAgent:
                 self.console.print(prompt + line, markup=False, highlight=False)
             cmd = line.strip()
             low = cmd.lower()
-            if low in ("help", "?"):
-                self.console.print(HELP, markup=False)
+            if low in ("help", "?", "ヘルプ"):
+                self._help(decision)
             elif low == "state":
                 self._state(decision, view=session)
             elif low == "log":
@@ -259,43 +254,109 @@ class HumanAgent:
             else:
                 return cmd
 
+    def _help(self, decision: Decision) -> None:
+        w = self.words
+        self.console.print(Text(w["help"]))
+        self.console.print(Text(w["help_decision"].format(kind=decision.kind, rule=decision.rule), style="dim"))
+        for i, o in enumerate(decision.options or (), 1):
+            self.console.print(Text(w["help_option"].format(n=i, label=o.label, id=o.id), style="dim"))
+
     def notify_illegal(self, error: IllegalAnswer) -> None:
-        self.console.print(f"[red]not allowed:[/] {escape(error.problem)}")
+        t = Text(self.words["refused"].format(problem=error.problem))
+        t.stylize("red", 0, len(self.words["refused"].split("{")[0]))
+        self.console.print(t)
+
+    # -- the story -------------------------------------------------------------------------------------------
+    def _teller(self, view: SeatView) -> list[Any]:
+        st = self._story.get(view.actor)
+        if st is None:
+            st = self._story[view.actor] = [Storyteller(view.system, self.lang), 0]
+        st[0].learn(view.observation)
+        return st
+
+    def _tell(self, view: SeatView) -> None:
+        """The story items this seat saw since its last decision (all of them on its first, the last ``recent``
+        of a resumed session's past)."""
+        st = self._teller(view)
+        first = st[1] == 0
+        items = st[0].items(view.transcript(st[1]))
+        st[1] = view.log_length
+        if first and self.resumed:
+            items = items[-self.recent :]
+        for it in items:
+            self.console.print(render_item(it, self.lang))
+        self._told = bool(items)
+
+    def finish(self, transcript: Callable[[str, int], Sequence[Any]]) -> None:
+        """Show each seat the story since its last decision (the ending): ``transcript(actor, start)`` is the
+        session's seat transcript (``Session.transcript``)."""
+        for actor, st in self._story.items():
+            events = transcript(actor, st[1])
+            st[1] += len(events)  # only a lower bound; the session is over
+            for it in st[0].items(events):
+                self.console.print(render_item(it, self.lang))
 
     # -- display ---------------------------------------------------------------------------------------------
+    def _name(self, actor: str) -> str:
+        st = self._story.get(actor)
+        return st[0].name(actor) if st is not None else actor
+
     def _state(self, decision: Decision, compact: bool = False, view: SeatView | None = None) -> None:
         """What the actor knows, with the system's panels and terms (from the seat view's ``SystemInfo``)."""
         system = view.system if view is not None else None
-        self.console.print(render_observation(decision.observation, title=f"{decision.actor}", compact=compact,
+        title = self.words["state_title"].format(name=self._name(decision.actor))
+        self.console.print(render_observation(decision.observation, title=title, compact=compact,
                                               panels=getattr(system, "panels", None),
                                               labels=getattr(system, "labels", None)))
 
     def _log(self, view: SeatView | None) -> None:
         if view is None:
             return
-        lines = [e for e in view.transcript() if isinstance(e, NarrationEvent)][-self.recent :]
+        teller = Storyteller(view.system, self.lang)
+        teller.learn(view.observation)
+        lines = [it for it in teller.items(view.transcript()) if it.kind in ("narration", "speech")][-self.recent :]
         if not lines:
-            self.console.print("(no narration yet)", style="dim")
-        for e in lines:
-            self.console.print(f"[bold]{escape(e.actor)}[/]: {escape(e.text)}")
+            self.console.print(Text(self.words["no_narration"], style="dim"))
+        for it in lines:
+            self.console.print(render_item(it, self.lang))
+
+    def _sheet(self, decision: Decision, view: SeatView | None) -> None:
+        st = self._story.get(decision.actor)
+        if st is None:
+            return
+        panels = st[0].sheet(decision.observation)
+        key = sheet_text(self.console, panels)
+        if key == self._sheets.get(decision.actor):
+            if self._told:  # something happened, and none of it shows on the sheet
+                self.console.print(Text(self.words["unchanged"], style="dim"))
+            return
+        self._sheets[decision.actor] = key
+        drawn = render_sheet(self.console, panels, self._name(decision.actor))
+        if drawn is not None:
+            self.console.print(drawn)
 
     def _show(self, decision: Decision, view: SeatView | None = None) -> None:
+        w = self.words
         if self.show_state:
-            obs = decision.observation
-            if obs != self._last_obs.get(decision.actor):
-                self._state(decision, compact=True, view=view)
-                self._last_obs[decision.actor] = obs
-            else:
-                self.console.print("[dim](state unchanged; type `state` to see it)[/]")
-        head = f"[bold]{escape(decision.actor)}[/] — {escape(decision.kind)} [dim]({escape(decision.rule)})[/]"
-        self.console.print(Panel(Text(decision.prompt), title=head, title_align="left", border_style="magenta"),
+            self._sheet(decision, view)
+        st = self._story.get(decision.actor)
+        # a prompt or label may name the answer's note field for model seats; a person is asked for the note below
+        prompt = _no_field(decision.prompt)
+        body = [Text(prompt)]
+        if st is not None:
+            body += [Text(line, style="bold yellow") for line in st[0].decision_lines(decision)]
+        head = Text(w["turn"].format(name=self._name(decision.actor)), style="bold")
+        self.console.print(Panel(Group(*body), title=head, title_align="left", border_style="magenta"),
                            soft_wrap=False)  # wrap long prompts inside the panel (the CLI console soft-wraps)
         if decision.options is not None:
             for i, o in enumerate(decision.options, 1):
-                self.console.print(f"  [bold]{i}[/]. {escape(o.label)} [dim]\\[{escape(o.id)}][/]")
+                t = Text(f"  {i}. ", style="bold")
+                t.append(_no_field(o.label))
+                self.console.print(t)
             if decision.pick is not None:
                 lo, hi = decision.pick
-                self.console.print(f"  choose {lo} to {hi}, separated by spaces or commas" + (" (Enter for none)" if lo == 0 else ""))
+                self.console.print(Text("  " + w["choose_range"].format(lo=lo, hi=hi)
+                                        + (w["choose_range_none"] if lo == 0 else ""), style="dim"))
 
     # -- acting ----------------------------------------------------------------------------------------------
     def act(self, view: SeatView) -> Any:
@@ -303,7 +364,9 @@ class HumanAgent:
         the engine's message, shown by ``notify_illegal``, and asks again)."""
         decision = view.decision
         session = view
+        w = self.words
         if self._shown is not decision:
+            self._tell(view)
             self._show(decision, view)
             self._shown = decision
         if decision.payload_model is not None:
@@ -315,12 +378,11 @@ class HumanAgent:
             notes = decision.notes
             mode = notes.get(str(answer.get("choice"))) or notes.get("*")
             if mode:
-                note = self._ask("理由・宣言を一言> " if mode == "required" else "理由・宣言を一言（Enter で省略）> ",
-                                 decision, session)
+                note = self._ask(w["note_required"] if mode == "required" else w["note_optional"], decision, session)
                 if note:
                     answer["note"] = note
         if decision.speech:
-            text = self._ask("say something (Enter to skip)> ", decision, session)
+            text = self._ask(w["speech"], decision, session)
             if text:
                 answer["text"] = text
         return answer
@@ -334,51 +396,61 @@ class HumanAgent:
         return None
 
     def _options(self, decision: Decision, session: SeatView | None) -> Any:
+        w = self.words
         while True:
-            line = self._ask("> ", decision, session)
+            line = self._ask(w["prompt"], decision, session)
             if decision.pick is None:
                 oid = self._resolve_option(line, decision)
                 if oid is None:
-                    self.console.print(f"type a number 1-{len(decision.option_ids)} (or help)")
+                    self.console.print(Text(w["type_number"].format(n=len(decision.option_ids))))
                     continue
                 return oid
-            tokens = [t for t in line.replace(",", " ").split() if t]
+            tokens = [t for t in line.replace(",", " ").replace("、", " ").split() if t]
             picked = [self._resolve_option(t, decision) for t in tokens]
             if any(p is None for p in picked):
                 bad = [t for t, p in zip(tokens, picked, strict=True) if p is None]
-                self.console.print(f"unknown option(s): {escape(' '.join(bad))}")
+                self.console.print(Text(w["unknown_options"].format(bad=" ".join(bad))))
                 continue
             return picked
 
     def _payload(self, decision: Decision, session: SeatView | None) -> dict[str, Any]:
+        w = self.words
         schema = decision.payload_schema() or {}
         props: dict[str, Any] = schema.get("properties", {})
         required = set(schema.get("required", ()))
-        self.console.print("[dim]answer field by field, or paste the whole answer as JSON {...}[/]")
+        self.console.print(Text(w["payload_intro"], style="dim"))
+        st = self._story.get(decision.actor)
+        terms: Mapping[str, str] = st[0].hooks.terms if st is not None else {}
         out: dict[str, Any] = {}
         for i, (name, sub) in enumerate(props.items()):
             sub = _resolve(sub, schema)
             while True:
-                line = self._ask(f"{_field_prompt(name, sub, name in required, schema)}> ", decision, session)
+                line = self._ask(f"{_field_prompt(name, sub, name in required, schema, w, terms, self.lang != 'ja')}> ",
+                                 decision, session)
                 if i == 0 and line.startswith("{"):
                     try:
                         whole = json.loads(line)
                     except json.JSONDecodeError as e:
-                        self.console.print(f"not JSON: {escape(str(e))}")
+                        self.console.print(Text(w["not_json"].format(error=e)))
                         continue
                     return whole if isinstance(whole, dict) else {"value": whole}
                 if line == "":
                     if name in required and "default" not in sub:
-                        self.console.print("this field is required")
+                        self.console.print(Text(w["required_field"]))
                         continue
                     break
                 try:
-                    out[name] = _parse_field(line, sub, schema)
+                    out[name] = _parse_field(line, sub, schema, w, terms)
                 except ValueError as e:
-                    self.console.print(escape(str(e)))
+                    self.console.print(Text(str(e)))
                     continue
                 break
         return out
+
+
+def _no_field(text: str) -> str:
+    """Text without the answer-field name it gives model seats (「行動の内容を一言（note）」 → 「行動の内容を一言」)."""
+    return re.sub(r"[:：]\s*note(?=）)|（note）|\s?\(note\)", "", text)
 
 
 def _resolve(sub: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
@@ -404,48 +476,63 @@ def _object_shape(obj: dict[str, Any], root: dict[str, Any]) -> str:
     return "{" + ", ".join(parts) + "}"
 
 
-def _field_prompt(name: str, sub: dict[str, Any], required: bool, root: dict[str, Any] | None = None) -> str:
+def _field_prompt(name: str, sub: dict[str, Any], required: bool, root: dict[str, Any] | None = None,
+                  w: Mapping[str, str] | None = None, terms: Mapping[str, str] | None = None,
+                  show_name: bool = True) -> str:
+    """A form field's prompt. ``terms``: the game's words for enum values (``StoryHooks.terms``); ``show_name``:
+    whether the field's code name leads (not in a Japanese session when the field has a description)."""
+    w = w or interface_words("en")
+    terms = terms or {}
     bits = [name]
+    if sub.get("title") and sub["title"] != name.replace("_", " ").title():
+        bits = [str(sub["title"])]
     if sub.get("description"):
-        bits.append(f"— {sub['description']}")
+        if show_name:
+            bits.append(f"— {sub['description']}")
+        else:
+            bits = [str(sub["description"])]
     items: dict[str, Any] = sub["items"] if isinstance(sub.get("items"), dict) else {}
     if "enum" in sub:
-        bits.append("[" + " / ".join(f"{i}:{v}" for i, v in enumerate(sub["enum"], 1)) + "]")
+        bits.append("[" + " / ".join(f"{i}:{terms.get(str(v), v)}" for i, v in enumerate(sub["enum"], 1)) + "]")
     elif sub.get("type") == "array" and root is not None and _resolve(items, root).get("type") == "object":
-        bits.append("(a JSON list of " + _object_shape(_resolve(items, root), root) + ")")
+        bits.append(w["field_json_list"].format(shape=_object_shape(_resolve(items, root), root)))
     elif sub.get("type") == "array" and "enum" in items:
         lo, hi = sub.get("minItems", 0), sub.get("maxItems")
-        count = f"{lo}..{hi if hi is not None else ''}"
-        bits.append(f"({count} of, separated by commas) [" +
-                    " / ".join(f"{i}:{v}" for i, v in enumerate(items["enum"], 1)) + "]")
+        bits.append(w["field_list"].format(lo=lo, hi=hi if hi is not None else "") + " [" +
+                    " / ".join(f"{i}:{terms.get(str(v), v)}" for i, v in enumerate(items["enum"], 1)) + "]")
     else:
         t = sub.get("type", "value")
         lo, hi = sub.get("minimum", sub.get("minLength")), sub.get("maximum", sub.get("maxLength"))
-        rng = f" {lo if lo is not None else ''}..{hi if hi is not None else ''}" if lo is not None or hi is not None else ""
-        bits.append(f"({t}{rng})")
+        key = "field_text" if t == "string" else "field_number" if t in ("integer", "number") else "field_any"
+        if lo is not None or hi is not None:
+            bits.append(w[key].format(lo="" if lo is None else lo, hi="" if hi is None else hi))
     if "default" in sub:
-        bits.append(f"default {sub['default']}")
+        if sub["default"] not in ("", None, [], {}):
+            bits.append(w["field_default"].format(value=terms.get(str(sub["default"]), sub["default"])))
     elif not required:
-        bits.append("optional")
-    return " ".join(str(b) for b in bits) + " "
+        bits.append(w["field_optional"])
+    return " ".join(str(b) for b in bits if b) + " "
 
 
-def _parse_field(line: str, sub: dict[str, Any], root: dict[str, Any]) -> Any:
+def _parse_field(line: str, sub: dict[str, Any], root: dict[str, Any], w: Mapping[str, str] | None = None,
+                 terms: Mapping[str, str] | None = None) -> Any:
+    w = w or interface_words("en")
+    terms = terms or {}
     if "enum" in sub:
         values: Sequence[Any] = sub["enum"]
         if line.isdigit() and 1 <= int(line) <= len(values):
             return values[int(line) - 1]
         for v in values:
-            if str(v) == line:
+            if str(v) == line or terms.get(str(v)) == line:
                 return v
-        raise ValueError(f"choose one of: {', '.join(map(str, values))}")
+        raise ValueError(w["err_choose"].format(values=", ".join(terms.get(str(v), str(v)) for v in values)))
     t = sub.get("type")
     if t in ("integer", "number"):
         try:
             num: float = int(line) if t == "integer" else float(line)
         except ValueError:
-            raise ValueError(f"{line!r} is not a {'whole ' if t == 'integer' else ''}number") from None
-        _check_bounds(num, sub)
+            raise ValueError(w["err_not_whole" if t == "integer" else "err_not_number"].format(line=line)) from None
+        _check_bounds(num, sub, w)
         return num
     if t == "boolean":
         low = line.lower()
@@ -453,16 +540,16 @@ def _parse_field(line: str, sub: dict[str, Any], root: dict[str, Any]) -> Any:
             return True
         if low in ("n", "no", "false", "0", "いいえ"):
             return False
-        raise ValueError("answer y or n")
+        raise ValueError(w["err_yes_no"])
     if t == "array":
         if line.startswith("["):
             return json.loads(line)
         item = _resolve(sub.get("items", {}), root)
-        return [_parse_field(x.strip(), item, root) for x in line.split(",") if x.strip()]
+        return [_parse_field(x.strip(), item, root, w, terms) for x in line.replace("、", ",").split(",") if x.strip()]
     if t == "string":
         lo, hi = sub.get("minLength"), sub.get("maxLength")
         if (lo is not None and len(line) < lo) or (hi is not None and len(line) > hi):
-            raise ValueError(f"write {lo or 0} to {hi if hi is not None else 'any number of'} characters")
+            raise ValueError(w["err_length"].format(lo=lo or 0, hi=hi if hi is not None else ""))
         return line
     try:
         return json.loads(line)
@@ -470,13 +557,14 @@ def _parse_field(line: str, sub: dict[str, Any], root: dict[str, Any]) -> Any:
         return line
 
 
-def _check_bounds(num: float, sub: dict[str, Any]) -> None:
+def _check_bounds(num: float, sub: dict[str, Any], w: Mapping[str, str] | None = None) -> None:
+    w = w or interface_words("en")
     lo, hi = sub.get("minimum"), sub.get("maximum")
     if lo is not None and num < lo:
-        raise ValueError(f"{num} is too small: at least {lo}")
+        raise ValueError(w["err_small"].format(num=num, lo=lo))
     if hi is not None and num > hi:
-        raise ValueError(f"{num} is too big: at most {hi}")
+        raise ValueError(w["err_big"].format(num=num, hi=hi))
     if "exclusiveMinimum" in sub and num <= sub["exclusiveMinimum"]:
-        raise ValueError(f"{num} is too small: more than {sub['exclusiveMinimum']}")
+        raise ValueError(w["err_small_ex"].format(num=num, lo=sub["exclusiveMinimum"]))
     if "exclusiveMaximum" in sub and num >= sub["exclusiveMaximum"]:
-        raise ValueError(f"{num} is too big: less than {sub['exclusiveMaximum']}")
+        raise ValueError(w["err_big_ex"].format(num=num, hi=sub["exclusiveMaximum"]))

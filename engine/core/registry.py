@@ -53,6 +53,9 @@ class SystemInfo:
     #: decision)`` → the violations (resources out of their range, a decision asked of a character who cannot act),
     #: each one sentence; ``decision`` is the pending decision, or None once the session is over
     invariants: Callable[[Any, Any], list[str]] | None = None
+    #: the story hooks (``engine.core.story.StoryHooks``): how the system's checks read as dice lines, which state
+    #: changes a player is told in words, scene headings, ending words, the compact sheet; None: the generic story
+    story: Any = None
 
     @property
     def reaction_kinds(self) -> frozenset[str]:

@@ -88,6 +88,12 @@ class SeatView:
         out.reverse()
         return out
 
+    @property
+    def log_length(self) -> int:
+        """How many events the log holds now: a front end that shows the story between decisions reads
+        ``transcript(start)`` from where it stopped."""
+        return len(self._session.events)
+
     def transcript(self, start: int = 0) -> list[Any]:
         """The past as this seat may see it (events, oldest first; from index ``start`` of the log)."""
         return self._session.transcript(self.decision.actor, start)

@@ -234,7 +234,7 @@ def test_human_terminal_creation_types_an_element_and_reads_the_ruling(tmp_path,
     sheet = yaml.safe_load(out.read_text(encoding="utf-8"))
     assert sheet["name"] == "矢神" and sheet["elements"] == [{"name": "空手", "categories": ["combat", "athletics"]}]
     text = buf.getvalue()
-    assert "【とても長い名前の必殺技である流星脚】: 却下（長すぎる: too_long）" in text
+    assert "【とても長い名前の必殺技である流星脚】: 却下（長すぎる）" in text  # the reason in words, not its code
     assert "【空手】: 承認" in text
 
 

@@ -85,6 +85,18 @@ def test_play_replay_resume(capsys, toy_path, tmp_path):
     assert code == 0 and (tmp_path / "a.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     code, out, err = run(capsys, "replay", log)
     assert code == 0 and out.startswith("# toy_demo")
+    code, out, err = run(capsys, "replay", log, "--format", "audit")
+    assert code == 0 and out.startswith("# toy_demo")
+    # the story a seat saw, as a chat log (Markdown, or one HTML page)
+    code, out, err = run(capsys, "replay", log, "--format", "story", "--seat", "aoi")
+    assert code == 0, err
+    assert out.startswith("# ") and "aoi" not in out.splitlines()[0] and "**GM**" in out and "## エンディング" in out
+    code, out, err = run(capsys, "replay", log, "--format", "story", "--html", "-o", tmp_path / "s.html")
+    assert code == 0 and "GM の見たセッション" in (tmp_path / "s.html").read_text(encoding="utf-8")
+    code, out, err = run(capsys, "replay", log, "--format", "story-html", "--lang", "en")
+    assert code == 0 and out.startswith("<!DOCTYPE html>") and "the GM&#39;s view" in out
+    code, out, err = run(capsys, "replay", log, "--format", "story", "--seat", "zed")
+    assert code == 2 and "zed" in err
 
     # the same log again is refused; resume of a finished log too
     code, out, err = run(capsys, "play", toy_path, "--seat", "all=scripted", "--log", log)
@@ -123,9 +135,9 @@ def test_human_quits_and_resumes(capsys, toy_path, tmp_path, monkeypatch):
     log = tmp_path / "h.jsonl"
     monkeypatch.setattr("sys.stdin", io.StringIO("1\n\nquit\n"))
     code, out, err = run(capsys, "play", toy_path, "--seed", 1, "--log", log)
-    assert code == 0 and f"saved: resume with trpg resume {log}" in out
+    assert code == 0 and f"保存しました。再開するには trpg resume {log}" in out  # Japanese by default
     monkeypatch.setattr("sys.stdin", io.StringIO("1\n\n2\n\n"))
-    code, out, err = run(capsys, "resume", log)
+    code, out, err = run(capsys, "resume", log, "--lang", "en")
     assert code == 0, err
     assert "resumed" in out and "winner" in out
 
@@ -215,7 +227,7 @@ def test_seats_given_override_only_what_they_name(capsys, toy_path, tmp_path, mo
     assert code == 0, err  # no input: the human seat's first question ends the run, saved
     header = json.loads(log.read_text(encoding="utf-8").splitlines()[0])
     assert header["seats"] == {"all": "scripted", "first_pc": "human", "gm": "random"}
-    assert "saved: resume with" in out
+    assert "保存しました。再開するには" in out
     # naming `all` names everyone: no human seat is kept
     log2 = tmp_path / "t.jsonl"
     code, out, err = run(capsys, "play", toy_path, "--seat", "all=scripted", "--seed", 1, "--log", log2, "--quiet")

@@ -11,7 +11,8 @@ from agent.table import SeatSpec, Table
 from engine.core import IllegalAnswer, Session, load_scenario
 
 
-def human(lines):
+def human(lines, lang="en"):
+    """A person typing ``lines``; the English interface (``lang``), whose words these tests read."""
     it = iter(lines)
     out = io.StringIO()
 
@@ -21,7 +22,7 @@ def human(lines):
         except StopIteration:
             raise EOFError from None
 
-    return HumanAgent(Console(file=out, width=100), read), out
+    return HumanAgent(Console(file=out, width=100), read, lang=lang), out
 
 
 def start(toy_path, seed=1):

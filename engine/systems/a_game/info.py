@@ -11,6 +11,7 @@ from .decisions import DECISIONS
 from .flow import MACHINES
 from .invariants import invariants
 from .panels import panels as _panels
+from .story import STORY
 from .prompt_view import compact_observation
 from .report import REPORT
 from .scenario import AGameScenario
@@ -70,6 +71,7 @@ INFO = register_system(
         panels=_panels,
         report=REPORT,
         labels=LABELS,
+        story=STORY,
         invariants=invariants,
     )
 )

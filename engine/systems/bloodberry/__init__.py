@@ -13,6 +13,7 @@ from .panels import LABELS as _LABELS
 from .panels import panels as _panels
 from .report import REPORT
 from .scenario import BloodberryScenario
+from .story import STORY
 
 __all__ = ["INFO", "BloodberryConfig", "BloodberryScenario", "VERSION"]
 
@@ -55,6 +56,7 @@ INFO = register_system(
         examples=tuple(Path(__file__).resolve().parent / "examples" / f"{p}.yaml" for p in ("bloodberry", "bloodberry_skills")),
         description="現代日本の百合TRPG: 関係判定で絆を深め、呪いと対峙する",
         panels=_panels,
+        story=STORY,
         labels=_LABELS,
         report=REPORT,
         invariants=__import__(f"{__name__}.invariants", fromlist=["invariants"]).invariants,  # trpg fuzz

@@ -10,6 +10,7 @@ from .decisions import DECISIONS
 from .flow import MACHINES
 from .prompt_view import compact_observation
 from .panels import panels as _panels
+from .story import STORY
 from .report import REPORT
 from .scenario import YogaribitoScenario
 
@@ -54,6 +55,7 @@ INFO = register_system(
         prompt_roles=("gm", "pc", "npc", "curse"),  # prompts/<id>/<role>.md.j2
         compact_observation=compact_observation,
         panels=_panels,
+        story=STORY,
         report=REPORT,
         invariants=__import__(f"{__name__}.invariants", fromlist=["invariants"]).invariants,  # trpg fuzz
     )
