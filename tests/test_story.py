@@ -16,7 +16,7 @@ from engine.core.story import StoryHooks, Storyteller, names_for
 from engine.core.story_log import render_story
 from engine.core.visibility import GM, seat_transcript
 
-BUILT = ("bloodberry", "yogaribito", "a_game")
+BUILT = ("bloodberry", "yogaribito", "a_game", "last_fragment")
 
 
 @functools.cache

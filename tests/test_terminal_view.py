@@ -21,10 +21,10 @@ ALLOWED = {"GM", "PC", "PCs", "NPC", "SD", "SDC", "help", "state", "log", "quit"
            "D", "HP", "PL"}
 
 #: the game's own labels: 屍鬼A, engagement E1, effect A, check record c1
-GAME_LABEL = re.compile(r"[A-Za-z]\d*")
+GAME_LABEL = re.compile(r"[A-Za-z]\d*|Lv\d*")  # 屍鬼A, E1; a level: 異常性Lv1
 
 CASES = [("bloodberry", "inoiri_dolls", "aoi", 7), ("yogaribito", "night_of_the_count", "jin", 7),
-         ("a_game", "hikari_no_ato", "yagami", 7)]
+         ("a_game", "hikari_no_ato", "yagami", 7), ("last_fragment", "shuuden_no_mukou", "minato", 7)]
 
 
 def play(system: str, stem: str, actor: str, seed: int, decisions: int = 40, width: int = 80) -> tuple[str, int, Session]:

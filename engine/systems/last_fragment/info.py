@@ -37,6 +37,12 @@ def _new_game(ctx: Any) -> Any:
     return LastFragmentGame(ctx)
 
 
+def _story() -> Any:
+    from .story import STORY  # after LABELS (the story's words are the labels)
+
+    return STORY
+
+
 LABELS = {
     "hp": "HP", "max_hp": "最大HP", "tokens": "トークン", "abilities": "アビリティ", "skills": "スキル", "items": "アイテム",
     "abnormalities": "異常性", "abnormality_level": "異常性Lv", "bonds": "絆", "bond_powers_used": "使用した絆の力",
@@ -69,6 +75,7 @@ INFO = register_system(
         panels=_panels,
         report=REPORT,
         labels=LABELS,
+        story=_story(),
         invariants=invariants,
         description="d4 を能力値の数だけ振り最大の目で判定する探索ホラーTRPG: フラグメントを集め、ラストフラグメントを手にクライマックスへ。",
     )
