@@ -21,7 +21,7 @@ import re
 import sys
 import traceback
 from collections import Counter, deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ from .scenario import LoadedScenario, ScenarioError, format_validation_error, lo
 __all__ = [
     "NO_POLICY", "ABSENT", "ExamplesError", "ExamplesFile", "ExampleCase", "CaseResult", "ExamplesReport",
     "load_examples", "run_case", "run_examples", "run_example_files", "resolve_path", "parse_path", "match", "main",
+    "dispatch_procedure",
 ]
 
 #: the "no" answers, in order of preference: an optional use an example does not mention does not happen
@@ -144,6 +145,20 @@ class ExamplesFile(_M):
     @property
     def scenario_path(self) -> Path:
         return (self.path.parent / self.scenario).resolve()
+
+
+def dispatch_procedure(table: Mapping[str, Callable[[Any, dict[str, Any]], Any]], game: Any,
+                       proc: Any) -> Generator[Any, Any, dict[str, Any]]:
+    """Run one procedure of a system's ``table`` (``{name: fn(game, args) -> generator}``) on a prepared table: the
+    examples' ``options.procedure``, a one-entry mapping ``{name: args}``. Returns the procedure's result (a
+    mapping, empty when it returns nothing)."""
+    if not isinstance(proc, dict) or len(proc) != 1:
+        raise ValueError(f"procedure: one mapping {{name: args}} expected, got {proc!r}")
+    (name, args), = proc.items()
+    if name not in table:
+        raise ValueError(f"unknown procedure {name!r}; known: {', '.join(sorted(table))}")
+    out = yield from table[name](game, args if args is not None else {})
+    return out or {}
 
 
 def load_examples(path: str | Path) -> ExamplesFile:

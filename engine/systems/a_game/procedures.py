@@ -54,6 +54,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...core.examples import dispatch_procedure
 from .base import Gen
 from .checks import CheckSpec
 from .config import CAST_IDS
@@ -363,10 +364,4 @@ PROCEDURES = {
 
 
 def run_procedure(game: AGame, proc: dict[str, Any]) -> Gen:
-    if not isinstance(proc, dict) or len(proc) != 1:
-        raise ValueError(f"procedure: one mapping {{name: args}} expected, got {proc!r}")
-    (name, args), = proc.items()
-    if name not in PROCEDURES:
-        raise ValueError(f"unknown procedure {name!r}; known: {', '.join(sorted(PROCEDURES))}")
-    out = yield from PROCEDURES[name](game, args if args is not None else {})
-    return out or {}
+    return (yield from dispatch_procedure(PROCEDURES, game, proc))

@@ -25,6 +25,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ...core.examples import dispatch_procedure
 from .base import Gen
 from .state import POOL_STATS, SLOT_IDS, Battlefield, Character, ItemState
 
@@ -54,14 +55,7 @@ def procedures() -> dict[str, Any]:
 
 
 def run_procedure(game: YogaribitoGame, proc: dict[str, Any]) -> Gen:
-    if not isinstance(proc, dict) or len(proc) != 1:
-        raise ValueError(f"procedure: one mapping {{name: args}} expected, got {proc!r}")
-    (name, args), = proc.items()
-    table = procedures()
-    if name not in table:
-        raise ValueError(f"unknown procedure {name!r}; known: {', '.join(sorted(table))}")
-    out = yield from table[name](game, args or {})
-    return out or {}
+    return (yield from dispatch_procedure(procedures(), game, proc))
 
 
 def _raw_pc(game: YogaribitoGame, cid: str, spec: dict[str, Any]) -> Character:
