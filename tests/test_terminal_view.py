@@ -86,13 +86,19 @@ def test_the_reroll_question_shows_the_target_and_whether_it_already_succeeded()
     assert "成功のまま" in text
 
 
-def test_help_shows_the_codes():
+def at_aois_first_decision() -> Session:
+    """inoiri_dolls, seed 7, played by the scripted policy up to the first decision of 七瀬 葵 (aoi)."""
     info = get_system("bloodberry")
     path = next(p for p in info.sample_scenarios if p.stem == "inoiri_dolls")
     s = Session(load_scenario(path), 7)
     scripted = ScriptedAgent()
     while s.pending.actor != "aoi":
         s.answer(scripted.act(s.view()))
+    return s
+
+
+def test_help_shows_the_codes():
+    s = at_aois_first_decision()
     out = io.StringIO()
     lines = iter(["help", "1"])
     human = HumanAgent(Console(file=out, width=80), lambda prompt: next(lines))
@@ -102,12 +108,7 @@ def test_help_shows_the_codes():
 
 
 def test_english_interface():
-    info = get_system("bloodberry")
-    path = next(p for p in info.sample_scenarios if p.stem == "inoiri_dolls")
-    s = Session(load_scenario(path), 7)
-    scripted = ScriptedAgent()
-    while s.pending.actor != "aoi":
-        s.answer(scripted.act(s.view()))
+    s = at_aois_first_decision()
     out = io.StringIO()
     lines = iter(["9", "1"])
     human = HumanAgent(Console(file=out, width=80), lambda prompt: next(lines), lang="en")
