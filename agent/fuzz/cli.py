@@ -51,6 +51,10 @@ def add_arguments(s: argparse.ArgumentParser, parser_class: type[argparse.Argume
     p.add_argument("--max-event-bytes", type=int, default=None, metavar="B", help="bound on one log line (default 65,536)")
     p.add_argument("--max-bytes-per-decision", type=int, default=None, metavar="B",
                    help="bound on a session's log bytes per decision (default 8,192)")
+    p.add_argument("--again", metavar="FILE", help="play the failing cases of an earlier run's "
+                   "fuzz-sessions.json again, exactly as recorded (scenario, seats, rule options, --create, seed), "
+                   "with every check; --case picks among them. Unlike --seed/--case this holds after the systems' "
+                   "rule options change")
 
     p = sub.add_parser("resume", help="trpg play killed with SIGKILL, trpg resume, compared with an uninterrupted run",
                        description="Kill-and-resume trials: `trpg play` in a subprocess killed with SIGKILL after a "

@@ -28,12 +28,13 @@ from pydantic import ValidationError
 
 from ..table import Table, TableError, default_agent_factory
 from .checks import DecisionChecker, Violation
+from .cli import FuzzError
 from .common import (
     Hang, Sample, Tally, case_rng, case_seed, draw_config, draw_seats, play_command, samples, seat_name,
     short_traceback, watchdog,
 )
 
-__all__ = ["SessionsParams", "run_chunk", "plan", "MAX_EVENT_BYTES", "MAX_BYTES_PER_DECISION", "DECISION_CAP"]
+__all__ = ["SessionsParams", "run_chunk", "plan", "load_again", "AgainError", "MAX_EVENT_BYTES", "MAX_BYTES_PER_DECISION", "DECISION_CAP"]
 
 #: documented bounds (docs/reliability.md): one log line, and the log's bytes per decision over a session
 MAX_EVENT_BYTES = 65_536
@@ -56,6 +57,10 @@ class SessionsParams:
     keep_dir: str | None = None
     max_event_bytes: int = MAX_EVENT_BYTES
     max_bytes_per_decision: int = MAX_BYTES_PER_DECISION
+    #: ``--again``: cases given whole (index -> the failure record's scenario, seats, config, create and seed) instead
+    #: of drawn, so that a finding is replayed exactly even after the systems' rule options changed (which changes
+    #: what ``--case i`` draws)
+    fixed: tuple[tuple[int, tuple[tuple[str, Any], ...]], ...] = ()
 
 
 @dataclass
@@ -102,9 +107,52 @@ def new_session(case: Case, log: str | Path) -> Any:
                    seats=_seat_spec(case.seats).to_header(), options=options)
 
 
+class AgainError(FuzzError):
+    """A failure record of ``--again`` that cannot be played again: names the file, the case and the field."""
+
+
+def load_again(path: str | Path) -> tuple[tuple[int, tuple[tuple[str, Any], ...]], ...]:
+    """The failing cases of a ``fuzz-sessions.json`` (``--out``), once each, as ``SessionsParams.fixed`` takes them."""
+    import json
+
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise AgainError(f"{p}: cannot read it as a fuzz summary ({type(e).__name__}: {str(e)[:200]})") from None
+    failures = data.get("failures") if isinstance(data, dict) else None
+    if not isinstance(failures, list):
+        raise AgainError(f"{p}: no `failures` list: not a `trpg fuzz sessions --out` summary")
+    known = {s.path for s in samples()}
+    out: dict[int, tuple[tuple[str, Any], ...]] = {}
+    for n, f in enumerate(failures):
+        where = f"{p}: failures[{n}]"
+        if not isinstance(f, dict):
+            raise AgainError(f"{where}: not an object")
+        for key, kind in (("case", int), ("seed", int), ("scenario", str), ("seats", list), ("config", dict),
+                          ("create", bool)):
+            if not isinstance(f.get(key), kind) or isinstance(f.get(key), bool) is not (kind is bool):
+                raise AgainError(f"{where}.{key}: missing or not {kind.__name__} (a sessions fuzzer's failure has it)")
+        if f["scenario"] not in known:
+            raise AgainError(f"{where}.scenario: {f['scenario'][:200]!r} is not a sample scenario of a registered "
+                             "system")
+        out.setdefault(f["case"], (("seed", f["seed"]), ("scenario", f["scenario"]), ("seats", tuple(f["seats"])),
+                                   ("config", tuple(sorted(f["config"].items()))), ("create", f["create"])))
+    return tuple(sorted(out.items()))
+
+
+def _fixed_plan(params: SessionsParams, index: int, log: Path) -> tuple[Case, Any]:
+    rec = dict(dict(params.fixed)[index])
+    sample = next(s for s in samples() if s.path == rec["scenario"])
+    case = Case(index, rec["seed"], sample, tuple(rec["seats"]), rec["create"], dict(rec["config"]))
+    return case, new_session(case, log)
+
+
 def plan(params: SessionsParams, index: int, tally: Tally, log: Path) -> tuple[Case, Any] | None:
     """Case ``index`` and its session (started, logging to ``log``); None when no drawn combination of rule options
     could be set up (counted)."""
+    if params.fixed:
+        return _fixed_plan(params, index, log)
     pool = samples()
     sample = pool[index % len(pool)]
     rng = case_rng("sessions", params.base_seed, index)
@@ -185,7 +233,8 @@ def play_case(params: SessionsParams, index: int, tally: Tally, work: Path) -> N
     case, session = planned
     info = session.system
     seats = _seat_spec(case.seats)
-    fuzz_cmd = f"trpg fuzz sessions --seed {params.base_seed} --case {index}"
+    fuzz_cmd = (f"trpg fuzz sessions --again FILE --case {index}" if params.fixed
+                else f"trpg fuzz sessions --seed {params.base_seed} --case {index}")
 
     def fail(kind: str, message: str, **data: Any) -> None:
         tally.failed_cases += 1
@@ -317,8 +366,17 @@ def run(args: Any, progress: Any) -> tuple[Tally, dict[str, Any]]:
         base_seed=args.seed, rerun_every=max(0, args.rerun_every), keep_dir=keep,
         max_decisions=args.max_decisions or DECISION_CAP, timeout=args.timeout or SESSION_TIMEOUT,
         max_event_bytes=args.max_event_bytes or MAX_EVENT_BYTES,
-        max_bytes_per_decision=args.max_bytes_per_decision or MAX_BYTES_PER_DECISION)
-    cases = list(args.case) if args.case else list(range(args.runs))
+        max_bytes_per_decision=args.max_bytes_per_decision or MAX_BYTES_PER_DECISION,
+        fixed=load_again(args.again) if getattr(args, "again", None) else ())
+    if params.fixed:
+        given = dict(params.fixed)
+        for i in args.case or ():
+            if i not in given:
+                raise AgainError(f"{args.again}: no failure of case {i} (its failing cases: "
+                                 f"{', '.join(map(str, list(given)[:40]))})")
+        cases = list(args.case) if args.case else list(given)
+    else:
+        cases = list(args.case) if args.case else list(range(args.runs))
     tally = run_cases(run_chunk, params, cases, jobs=args.jobs, executor=args.executor, scheduler=args.scheduler,
                       progress=progress, chunk=max(1, min(25, -(-len(cases) // max(1, args.jobs * 4)))))
     return tally, {"rerun_every": params.rerun_every, "max_decisions": params.max_decisions, "timeout_s": params.timeout,

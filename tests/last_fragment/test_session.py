@@ -145,3 +145,35 @@ def test_a_pc_meets_npcs_and_enemies_only_when_they_appear():
             assert set(enemies) <= set(pcs_obs["minato"]["characters"])
         s.answer(agent.act(s.view(d)), policy=agent.name, seq=d.seq)
     assert seen_npc_before_climax  # discovered NPCs do appear
+
+
+
+#: the rule options of the fuzz finding ``trpg fuzz sessions --seed 1 --case 13`` (seed 1000016, kaerimichi_no_eki,
+#: all=scripted pcs=random npcs=random): before 0.1.1 it never ended
+LOOPING_CASE = {"base_max_hp": 680, "initial_ap": 606, "ap_cost_per_level": 10, "initial_skill_slots": 16,
+                "initial_items": 3, "inventory_max": 44, "house_abnormality_drawbacks": False,
+                "secret_reveal_public": True, "personal_scene_type": "daily", "personal_scenes_per_session": 4,
+                "bond_table_roll": "d20", "bond_power_climax_only": True, "bond_power_double_consumed_on_fail": False,
+                "climax_gate": "any_pc", "climax_scene_type": "last_scene", "allow_backtrack": True,
+                "initiative_order": "sp_desc", "max_combat_rounds": 976, "max_cycles_per_scene": 62,
+                "loot_fragment_mode": "move", "dart_timing": "combat_only"}
+
+
+@pytest.mark.parametrize("cap", [0, 3, 10])
+def test_backtracking_ends_at_the_reentry_cap(cap):
+    """Fuzz finding (seeds 1–7: 235 sessions, e.g. the case above): with allow_backtrack the scripted GM's first
+    candidate is a scene already visited, and while random PCs had not found the last fragment it went back and forth
+    between two scenes until the 20,000-decision cap. A visited scene can now be entered again at most
+    max_scene_reentries times in a session (HOUSE safety); then only unvisited scenes are candidates, the climax gate
+    or the GM's stuck resolution follows, and the session ends."""
+    from agent.table import SeatSpec, Table, default_agent_factory
+
+    seed = 1000016
+    seats = SeatSpec.parse(["all=scripted", "pcs=random", "npcs=random"])
+    s = Session(load_scenario(KAERIMICHI), seed=seed, config={**LOOPING_CASE, "max_scene_reentries": cap},
+                seats=seats.to_header())
+    Table(s, seats, default_agent_factory(seed), max_decisions=20_000).run()
+    assert s.is_over
+    assert s.game.t.reentries == cap, "the GM backtracks whenever it may: the cap is what stops it"
+    narrated = [e for e in s.events if "これ以上戻れない" in (getattr(e, "text", "") or "")]
+    assert len(narrated) == (1 if cap else 0)

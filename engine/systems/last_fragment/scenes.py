@@ -87,8 +87,9 @@ class ScenesMixin(GameBase):
                 s = self.scenes[self.sc.start_scene]
                 self.session_m.fire("enter")
             else:
+                again = self.t.reentries < self.cfg.max_scene_reentries  # HOUSE safety: no endless back and forth
                 cands = [s for s in self.sc.scenes if s.id != last and self.unlocked(s)
-                         and (s.id not in self.t.visited or s.revisitable or self.cfg.allow_backtrack)]
+                         and (s.id not in self.t.visited or (again and (s.revisitable or self.cfg.allow_backtrack)))]
                 if cands:
                     pairs: list[tuple[str, Label]] = [(s.id, f"{s.name}（{SCENE_TYPE_NAMES[s.type]}）") for s in cands]
                     sid = yield from self.choose("gm", "gm.next_scene", "次のシーンを選ぶ", "§6 scene_select", pairs,
@@ -143,8 +144,13 @@ class ScenesMixin(GameBase):
 
     def enter_scene(self, s: SceneSpec) -> Gen:
         """§6 scene_enter: visited, the drawback scene_hp_1, discovery in seat order, the on_enter triggers."""
-        self.set_t("visited", [*self.t.visited, s.id] if s.id not in self.t.visited else self.t.visited,
-                   "§6 scene_enter")
+        if s.id in self.t.visited:
+            self.set_t("reentries", self.t.reentries + 1, "§6 scene_enter (再訪: HOUSE max_scene_reentries)")
+            if self.t.reentries >= self.cfg.max_scene_reentries:
+                self.ctx.narrate(GM, f"（再訪できるのはここまで: 訪れたシーンには、これ以上戻れない。"
+                                     f"上限 {self.cfg.max_scene_reentries} 回）", "rules")
+        else:
+            self.set_t("visited", [*self.t.visited, s.id], "§6 scene_enter")
         self.set_t("scene", s.id, "§6 scene_enter")
         self.set_t("scene_type", s.type, "§6 scene_enter")
         self.set_t("revealed", [], "§6 scene_enter")

@@ -96,6 +96,8 @@ class Table:
     holders: dict[str, list[str]] = field(default_factory=dict)
     visited: list[str] = field(default_factory=list)
     forced: list[str] = field(default_factory=list)
+    #: entries into a scene already visited (backtracking or a revisitable scene), capped by max_scene_reentries
+    reentries: int = 0
     scene: str | None = None
     scene_type: str = "daily"
     #: refs (objects, loose items, NPCs) revealed in the current scene
