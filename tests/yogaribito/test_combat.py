@@ -734,3 +734,29 @@ def test_combat_machine_is_flat_and_documented() -> None:
     assert COMBAT.initial == "idle"
     for t in COMBAT.triggers_from("cleanup"):
         assert t in ("main", "end_round", "finish")
+
+
+@pytest.mark.parametrize("luck_window", ["own_roll", "after_both"])
+@pytest.mark.parametrize("resolves", [True, False])
+def test_attacker_put_out_by_a_feat_at_its_targets_defense(luck_window: str, resolves: bool) -> None:
+    # AMB-19 (fuzz seed 2 case 487): ren attacks a ghoul, hits critically, and pays 《精霊の守り》 on the ghoul's
+    # defense (before_defense_in_engagement) with its last 魂: 戦闘不能. With cost_zero_action_resolves = false the
+    # feat and the attack are cancelled (no crit choice asked of the downed attacker, §7.9); with true both resolve
+    g = G([6, 6, 5] + [1] * 20, cost_zero_action_resolves=resolves, luck_window=luck_window)
+    ren = pc("ren", "shamanic", soul=1, feats=("spirit_guard",))
+    gh = foe("ghoul", "gh")
+    g.add(ren, gh)
+    g.layout(E1=[ren, gh])
+    asked: list[Decision] = []
+    out = drive(g.attack(ren, "unarmed", ["gh"]), [("ck.auto_feats", ["spirit_guard"]), ("ck.zero", "incapacitated")],
+                fallback=scripted, asked=asked)
+    assert ren.current["soul"] == 0 and ren.incapacitated
+    kinds = [d.kind for d in asked if d.actor == "ren"]
+    (defense,) = g.events("check", "defense")
+    if resolves:
+        assert "cb.crit_bonus" in kinds and not out.get("cancelled")
+        assert "ren:spirit_guard" in defense[2]["auto_feats"]
+    else:
+        assert "cb.crit_bonus" not in kinds and out["cancelled"] and out["damage"] == {}
+        assert defense[2]["auto_feats"] == []
+        assert gh.current["life"] == gh.base["life"]

@@ -1,5 +1,5 @@
-"""Sessions the fuzzer found failing (docs/reliability.md, the full-size sessions run of seed 0), played again with
-every decision checked as `trpg fuzz sessions` checks it; each failed before its fix."""
+"""Sessions the fuzzer found failing (docs/reliability.md, the full-size sessions runs of seeds 0 and 2), played again
+with every decision checked and the replay verified as `trpg fuzz sessions` checks them; each failed before its fix."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from agent.fuzz.checks import DecisionChecker
 from agent.fuzz.common import Sample
 from agent.fuzz.sessions import Case, CheckedTable, _seat_spec, new_session
 from engine.core.registry import get_system
+from engine.core.replay import verify
 
 ROOT = Path(__file__).resolve().parents[2]
 NIGHT = str(ROOT / "scenarios/yogaribito/night_of_the_count.yaml")
@@ -42,6 +43,34 @@ CASES = {
                             "master_scene_counts_for_purchase=false heal_cap=none raise_from_zero_cost=0 "
                             "returned_stock_points=lost rebuild_keep_ability_dice=false max_combat_rounds=29 "
                             "max_scene_actions=15", True),
+    # a PC used 《精霊の守り》 on the defense against its own attack (after_both) and died paying it with
+    # cost_zero_action_resolves = false: the feat still resolved and the dead attacker was asked cb.crit_bonus (§7.9);
+    # now the feat and the attack are cancelled (AMB-19) (`trpg fuzz sessions --seed 2 --case 487`)
+    "helper_cost_kills_the_attacker_2000493": (BELFRY, 2000493, ("all=scripted", "pcs=random", "npcs=random"),
+                                               "hero_bonus_mode=fixed low_roll_fallback=optional "
+                                               "stock_points_recalc_on_growth=true general_pool_floor=1 "
+                                               "flare_doubles_bought_dice=false luck_window=after_both "
+                                               "multi_target_crit_choice=per_attack crit_row6_mode=damage3_replace "
+                                               "special_zero_allows_awaken=true cost_zero_action_resolves=false "
+                                               "helpless_can_defend=true allow_attack_incapacitated=true "
+                                               "social_check_limit_shared=false "
+                                               "master_scene_counts_for_purchase=false "
+                                               "allow_move_to_new_engagement=false raise_from_zero_cost=0 "
+                                               "max_combat_rounds=56 max_scene_actions=64", False),
+    # two consumables used up, then a second knife bought: the item list as long as before, so the kept copy counts
+    # were stale and 「ナイフ（1つ目）」 was 「ナイフ」 in the replay (`trpg fuzz sessions --seed 2 --case 1678`)
+    "copy_label_after_consumed_items_2001684": (NIGHT, 2001684, ("all=scripted", "pcs=random", "npcs=random"),
+                                                "low_roll_fallback=optional flare_doubles_bought_dice=false "
+                                                "attack_crit_choice_timing=before_defense "
+                                                "crit_row6_mode=damage3_replace consecutive_counts_failed_attacks=false "
+                                                "awakened_life_cost=from_soul awaken_soul_cap=none "
+                                                "cost_zero_action_resolves=false arachne_awakened_payment=free_capped "
+                                                "damage_roll_per_target=false "
+                                                "incapacitated_outside_combat_release=never "
+                                                "bs_clear_at_combat_end=false social_check_limit_shared=false "
+                                                "master_scene_counts_for_purchase=false "
+                                                "allow_move_to_new_engagement=false raise_from_zero_cost=0 "
+                                                "max_combat_rounds=56 max_scene_actions=73", False),
 }
 
 
@@ -56,7 +85,12 @@ def test_the_session_passes_every_check(name: str, tmp_path: Path) -> None:
     path, seed, seats, config, create = CASES[name]
     info = get_system("yogaribito")
     case = Case(0, seed, Sample("yogaribito", path, Path(path).stem, True), seats, create, _config(config))
-    s = new_session(case, tmp_path / "s.jsonl")
-    CheckedTable(s, _seat_spec(seats), DecisionChecker(s, info.invariants), lambda: None, 20_000).run()
+    log = tmp_path / "s.jsonl"
+    s = new_session(case, log)
+    checker = DecisionChecker(s, info.invariants)
+    CheckedTable(s, _seat_spec(seats), checker, lambda: None, 20_000).run()
+    checker.at_end()
     s.close()
     assert s.outcome is not None
+    # the replay asks the same decisions with the same options and labels (ReplayMismatch otherwise)
+    assert verify(log).decisions == s.decisions

@@ -16,7 +16,7 @@ from .scenario import YogaribitoScenario
 
 __all__ = ["INFO", "YogaribitoConfig", "YogaribitoScenario", "VERSION"]
 
-VERSION = "0.3.3"
+VERSION = "0.3.4"
 _ROOT = Path(__file__).resolve().parents[3]
 
 

@@ -652,6 +652,12 @@ class ChecksMixin(GameBase):
                 if not paid:
                     continue
                 f = FEATS[fid]
+                if ch is not c and self.action_cancelled(ch):
+                    # AMB-19 false: the cost put the helper out, so its feat does not resolve (the cost stays
+                    # paid); the checker's own check goes on (its own payment cancels the whole check, below)
+                    self.ctx.info("cancelled", f"{f.name} は代償で戦闘不能になったため不発 (AMB-19)", who=ch.id,
+                                  feat=fid)
+                    continue
                 extra += f.bonus_dice
                 ignore = ignore or f.ignore_consecutive
                 res.auto_feats.append(f"{ch.id}:{fid}")

@@ -207,16 +207,19 @@ class CombatMixin(ChecksMixin):
         """The item's Japanese name; with several copies, the copy's number from its uid (``knife#2`` →
         「ナイフ（2つ目）」, ``knife`` → 「ナイフ（1つ目）」): labels show no code id."""
         d = item_data(it.item)
-        # how many of each item c holds, kept per item list (items are only appended, removed or the list replaced;
-        # uids are unique per character): every option label names items, the counts rarely change
+        # how many of each item c holds, kept while c is unchanged (``ctx.heads``: every change of its item list is a
+        # state event under c's id; uids are unique per character): every option label names items. The item list's
+        # length alone is no key: a consumable used up and an item bought leave it as long as before with other
+        # counts, and a label then depended on when it was last asked (play and replay differed, fuzz case 1678)
         items = c.items
+        head = self.ctx.heads.get(c.id)
         kept = self.kept("item_counts")
         hit = kept.get(c.id)
-        if hit is None or hit[0] is not items or hit[1] != len(items):
+        if hit is None or hit[0] is not items or hit[1] != len(items) or hit[4] != head:
             counts: dict[str, int] = {}
             for o in items:
                 counts[o.item] = counts.get(o.item, 0) + 1
-            hit = kept[c.id] = (items, len(items), counts, {o.uid: o.item for o in items})
+            hit = kept[c.id] = (items, len(items), counts, {o.uid: o.item for o in items}, head)
         others = hit[2].get(it.item, 0) - (1 if hit[3].get(it.uid) == it.item else 0)
         if others > 0:
             n = it.uid.rpartition("#")[2] if "#" in it.uid else ("1" if it.uid == it.item else "")
@@ -1116,7 +1119,8 @@ class CombatMixin(ChecksMixin):
         # AMB-09 after_both: every defense first, then the attacker's one window, then each defender's
         pre: dict[str, tuple[str | None, CheckResult | None]] = {}
         if after_both:
-            yield from self._after_both_windows(c, src, tgts, hit, pre)
+            if (yield from self._after_both_windows(c, src, tgts, hit, pre)):
+                return self._attack_cancelled(c, src, out)
             out["hit_check"] = {"ach": hit.ach, "crit": hit.crit, "success": hit.success}
         results: list[_Hit] = []
         per_attack_bonus: str | None = None
@@ -1147,6 +1151,8 @@ class CombatMixin(ChecksMixin):
                         context={"side": "passive", "attacker": c.id, "attack_attribute": src.attribute,
                                  "source": src.id}, opponent=hit)
                     h.d_eff = d.eff
+                    if self.action_cancelled(c):
+                        return self._attack_cancelled(c, src, out)
                 else:
                     h.d_eff = 0
                     self.ctx.info("helpless", f"{t.name} は防御判定を行えない", who=t.id)
@@ -1198,12 +1204,14 @@ class CombatMixin(ChecksMixin):
         attack is rolled (a single target: after both rolls; an area: after all of them); then each defender, in
         declared order, against the final hit. A failed hit rolls no defense: its window is at once (as in
         ``opposed``); if 【運】 makes it succeed, the defenses are rolled and only the defenders' windows remain.
-        Fills ``pre``: target id → (a ``before_defense`` critical choice, the defense check or None if helpless)."""
+        Fills ``pre``: target id → (a ``before_defense`` critical choice, the defense check or None if helpless).
+        Returns True when the attacker's own payment at a defense (an auto feat helping it) put it out with
+        ``cost_zero_action_resolves = false``: the attack is cancelled (AMB-19)."""
         label = f"{src.name}の命中判定"
         if not hit.success:
             yield from self.luck_step(c, hit, label=label, side="active")
             if not hit.success:
-                return None
+                return False
         defenses: list[tuple[Character, CheckResult]] = []
         per_attack_bonus: str | None = None
         for t in tgts:
@@ -1219,6 +1227,8 @@ class CombatMixin(ChecksMixin):
                     context={"side": "passive", "attacker": c.id, "attack_attribute": src.attribute,
                              "source": src.id, "defer_luck": True}, opponent=hit)
                 defenses.append((t, d))
+                if self.action_cancelled(c):
+                    return True
             pre[t.id] = (bonus, d)
         yield from self.luck_step(c, hit, label=label, side="active",
                                   extra_context={"defenses": {t.id: d.eff for t, d in defenses}})
@@ -1226,7 +1236,15 @@ class CombatMixin(ChecksMixin):
             if not hit.success:  # the attacker's reroll failed: nothing is left to defend against
                 break
             yield from self.luck_step(t, d, label=f"{src.name}に対する防御判定", side="passive", opponent=hit)
-        return None
+        return False
+
+    def _attack_cancelled(self, c: Character, src: AttackSource, out: dict[str, Any]) -> dict[str, Any]:
+        """AMB-19 with ``cost_zero_action_resolves = false``: the attacker paid a cost during its own attack (an auto
+        feat at a target's defense, §11.2 before_defense_in_engagement) that put it out: nothing of the attack
+        resolves after that (§7.9: no choices of a 戦闘不能/dead attacker, no damage); costs stay paid."""
+        self.ctx.info("cancelled", f"{src.name} は代償で戦闘不能になったため不発 (AMB-19)", who=c.id)
+        out["cancelled"] = True
+        return out
 
     def _settle_hit(self, c: Any, src: Any, t: Any, hit: Any, h: Any, a_eff: int, per_attack_bonus: Any) -> Any:
         """After the defense (or none): the critical's bonus if not chosen yet (once per attack with
