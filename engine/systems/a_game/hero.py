@@ -47,13 +47,15 @@ class HeroMixin(ChecksMixin):
             if not decl.hp_a:
                 pairs.append(("A", "効果A: この行動の判定の成功を得る（1点）"))
             refused: dict[str, str] = {}
+            # at step 4 the effects B declared so far in this declaration count as targeting already (§5.8)
+            pending = Counter(target for target, _ in b_pending)
             for r in self.t.records:
                 if r.game != self.t.game_no:
                     continue
                 oid = f"B:{r.id}"
-                if r.b_targeted >= self.cfg.hp_b_max_per_target:
+                if r.b_targeted + pending[r.id] >= self.cfg.hp_b_max_per_target:
                     refused[oid] = (f"hp_b_max_per_target: {r.id} was already the target of effect B "
-                                    f"{r.b_targeted} time(s) (§5.8)")
+                                    f"{r.b_targeted + pending[r.id]} time(s) (§5.8)")
                     continue
                 pairs.append((oid, f"効果B: {r.id}（{self.who(r.actor)}「{r.action}」{RESULT_NAMES.get(r.result, r.result)}）"
                                    "を「実は〜だった」で決め直す"))
@@ -64,8 +66,11 @@ class HeroMixin(ChecksMixin):
                 text = texts[f.id]
                 named = f"「{text}」（{f.id}）" if not text.strip() or seen[text] > 1 else f"「{text}」"
                 pairs.append((f"B:fact:{f.id}", f"効果B: 設定{named}を「実は〜だった」で変える"))
-            if step4:
+            if step4 and pending["self"] < self.cfg.hp_b_max_per_target:
                 pairs.append(("B:self", "効果B: この行動の判定結果を、振った後に「実は〜だった」で決め直す"))
+            elif step4:
+                refused["B:self"] = (f"hp_b_max_per_target: this check is already the target of effect B "
+                                     f"{pending['self']} time(s) (§5.8)")
             # the statement is the note; an empty one is the SD's to refuse (D10: no_statement)
             notes = {oid: "allowed" for oid, _ in pairs if oid.startswith("B:")}
             ans = yield from self.choose(pc.id, "pc.hero_point",
@@ -192,19 +197,28 @@ class HeroMixin(ChecksMixin):
             self.check_m.fire("rolled")
 
     def _approve_only(self, pc: Character, target: str, statement: str, rec: CheckRecord | None = None) -> Gen:
-        """D10 at step 4: the SD's approval and the HP; the effect is applied by the caller."""
+        """D10 at step 4: the SD's approval and the HP; the effect is applied by the caller. A record that is already
+        the target of effect B ``hp_b_max_per_target`` times, counting the redos approved and not yet applied, cannot
+        be approved (§5.8): another PC's effect B on it was settled at an earlier step 4 of the same turn."""
         r = rec if rec is not None else self.t.record(target)
+        targeted = 0
+        if r is not None and not target.startswith("fact:"):
+            targeted = r.b_targeted + sum(1 for q in getattr(self, "_queued_redos", []) if q[0] == target)
         context: dict[str, Any] = {"statement": statement, "target": target, "kind": "check",
                                    "resolved": True, "current_game": True,
-                                   "b_targeted": r.b_targeted if r is not None else 0,
+                                   "b_targeted": targeted,
                                    "immutable_facts": list(self.sc.immutable_facts)}
+        forbid = None
         if target.startswith("fact:"):
             fid = target.split(":", 1)[1]
             context.update(kind="fact", fact=fid, immutable=fid in self.sc.immutable_facts)
+        elif targeted >= self.cfg.hp_b_max_per_target:
+            forbid = (f"hp_b_max_per_target: {r.id if r is not None else target} was already the target of effect B "
+                      f"{targeted} time(s) (§5.8)")
         verdict = yield from approve(
             self.ctx, "gm", "sd.approve_hp_b", target,
             f"{pc.name} がヒーローポイント効果B:「{statement}」（対象 {target}）。認める?", "§4-5-3 D10 (A16 at_step4)",
-            HP_B_REASONS, context=context, data={"pc": pc.id, "target": target, "statement": statement})
+            HP_B_REASONS, context=context, forbid=forbid, data={"pc": pc.id, "target": target, "statement": statement})
         if not verdict.approved:
             return False
         self.set_hp(pc, pc.hp - 1, "§4-5-3 効果B", target)

@@ -18,7 +18,7 @@ from .scenario import AGameScenario
 
 __all__ = ["INFO", "VERSION"]
 
-VERSION = "0.1.2"
+VERSION = "0.1.3"
 _HERE = Path(__file__).resolve().parent
 _ROOT = _HERE.parents[2]
 
