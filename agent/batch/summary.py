@@ -131,7 +131,7 @@ def summarize(session: Any, *, stall: str | None = None, table: Any = None) -> d
                 sid = str(data["scene"])
                 scenes.append(sid)
                 at_scene.append((sid, dict(current)))
-            elif topic in CAP_TOPICS:
+            elif topic in CAP_TOPICS or topic in hooks.cap_topics:
                 caps.append(topic)
             elif topic == "fallback":
                 llm["fallbacks"] += 1

@@ -79,6 +79,8 @@ class ReportHooks:
     cap_endings: frozenset[str] = frozenset()
     #: fight / contest labels that mean a safety cap
     cap_outcomes: frozenset[str] = frozenset()
+    #: info topics of this system that mean a safety cap, beyond the shared ``round_cap`` and ``scene_cap``
+    cap_topics: frozenset[str] = frozenset()
     #: info topics that are rules/effects firing (counted by data[field]) — e.g. feats paid for
     effect_topics: Mapping[str, str] = field(default_factory=dict)
     #: a state change that is an effect firing: (path, new value) -> ``<who>:<effect>`` or None

@@ -177,3 +177,18 @@ def test_backtracking_ends_at_the_reentry_cap(cap):
     assert s.game.t.reentries == cap, "the GM backtracks whenever it may: the cap is what stops it"
     narrated = [e for e in s.events if "これ以上戻れない" in (getattr(e, "text", "") or "")]
     assert len(narrated) == (1 if cap else 0)
+
+
+def test_the_safety_caps_are_reported():
+    """The HOUSE safety caps (a scene's cycles, the climax's rounds, going back) are info events the playtest report
+    counts as caps, so `trpg playtest` warns when a scenario only ends through them."""
+    from agent.batch import run_batch
+
+    rep = run_batch(SHUUDEN, 3, ["all=scripted"], 0, config={"max_cycles_per_scene": 1, "max_combat_rounds": 1}).report()
+    assert rep["sessions"]["finished"] == 3
+    assert rep["stalled"]["count"] == 3
+    assert set(rep["caps"]) == {"round_cap", "scene_cap"}, rep["caps"]
+    assert any("safety cap" in w for w in rep["warnings"])
+    rep = run_batch(KAERIMICHI, 1, ["all=scripted", "pcs=random", "npcs=random"], 1000016,
+                    config={**LOOPING_CASE, "max_scene_reentries": 2}).report()
+    assert rep["caps"].get("reentry_cap") == 1, rep["caps"]

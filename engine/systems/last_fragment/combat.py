@@ -286,6 +286,9 @@ class CombatMixin(ScenesMixin):
                 self.ctx.narrate(GM, "離脱: " + "、".join(p.name for p in newly), "rules")
             remaining = [p for p in parts if not p.withdrawn]
             if len(remaining) <= 1 or rnd >= self.cfg.max_combat_rounds:
+                if len(remaining) > 1:
+                    self.ctx.info("round_cap", f"{self.cfg.max_combat_rounds}ラウンドを超えたため戦闘を打ち切る"
+                                  "（独自の安全上限）", round=rnd)
                 self.combat_m.fire("finish")
                 break
             self.combat_m.fire("next_round")

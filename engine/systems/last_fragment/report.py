@@ -82,4 +82,5 @@ REPORT = ReportHooks(
     outcomes=_outcomes,
     losses=frozenset({"no_climax"}),
     effect_from_state=_effect,
+    cap_topics=frozenset({"reentry_cap"}),
 )

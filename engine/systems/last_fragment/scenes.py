@@ -147,8 +147,8 @@ class ScenesMixin(GameBase):
         if s.id in self.t.visited:
             self.set_t("reentries", self.t.reentries + 1, "§6 scene_enter (再訪: HOUSE max_scene_reentries)")
             if self.t.reentries >= self.cfg.max_scene_reentries:
-                self.ctx.narrate(GM, f"（再訪できるのはここまで: 訪れたシーンには、これ以上戻れない。"
-                                     f"上限 {self.cfg.max_scene_reentries} 回）", "rules")
+                self.ctx.info("reentry_cap", "再訪できるのはここまで: 訪れたシーンには、これ以上戻れない（上限 "
+                              f"{self.cfg.max_scene_reentries} 回: 独自の安全上限）", scene=s.id)
         else:
             self.set_t("visited", [*self.t.visited, s.id], "§6 scene_enter")
         self.set_t("scene", s.id, "§6 scene_enter")
@@ -345,7 +345,8 @@ class ScenesMixin(GameBase):
                 self.session_m.fire("resume")
             if all_pass or cycles >= self.cfg.max_cycles_per_scene or all(p.incapacitated for p in self.t.pcs()):
                 if not all_pass and cycles >= self.cfg.max_cycles_per_scene:
-                    self.ctx.narrate(GM, "語り部がシーンを終える。", "rules")
+                    self.ctx.info("scene_cap", f"語り部がシーン「{s.name}」を終える（{self.cfg.max_cycles_per_scene}"
+                                  "サイクルの上限: 独自の安全上限）", scene=s.id)
                 self.session_m.fire("end_scene")
                 self.session_m.fire("next")
                 return "end"
