@@ -106,13 +106,25 @@ def _allowed(annotation: Any, metadata: Sequence[Any]) -> list[Any] | None:
 
 
 def flag_choices(config_model: type[BaseModel]) -> dict[str, list[Any]]:
-    """Every flag of a system's config model with a closed set of values, and those values."""
+    """Every flag of a system's config model with a closed set of values, and those values (a safety cap's up to its
+    default)."""
     out: dict[str, list[Any]] = {}
     for name, f in config_model.model_fields.items():
         values = _allowed(f.annotation, f.metadata)
+        if values and is_safety_cap(f) and isinstance(f.default, int):
+            # a HOUSE safety cap (``json_schema_extra={"safety_cap": True}``) is drawn up to its default: below it the
+            # cap's own path runs more often; above it a session only gets longer (a scene of 999 cycles with random
+            # seats is a legal session of 100,000 decisions, which the decision cap would call a hang)
+            values = [v for v in values if v <= f.default] or values
         if values:
             out[name] = values
     return out
+
+
+def is_safety_cap(f: Any) -> bool:
+    """A config field its system marks as a HOUSE safety cap (not a rule): ``json_schema_extra={"safety_cap": True}``."""
+    extra = getattr(f, "json_schema_extra", None)
+    return isinstance(extra, dict) and extra.get("safety_cap") is True
 
 
 def _same(a: Any, b: Any) -> bool:

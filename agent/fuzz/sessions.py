@@ -3,7 +3,7 @@ seats, random rule options and, where the system creates PCs at the table, ``--c
 
 Case ``i`` (base seed ``S``) plays the sample ``i mod n`` with the seed ``S * 1_000_003 + i``; its seats (each seat
 role scripted or random), its rule options (the scenario's own one time in four, else every flag of the system's
-config model drawn uniformly from the values its type allows; a combination the model refuses, or that the
+config model drawn uniformly from the values its type allows, a safety cap's up to its default; a combination the model refuses, or that the
 scenario's table cannot be set up with, is drawn again and counted) and ``--create`` (one time in four) come from
 ``Random("sessions:S:i")``. The session is played exactly as ``trpg play`` plays it (same header, same agents), so
 the printed ``trpg play ... --seed N`` command replays a failing session byte for byte.

@@ -10,7 +10,9 @@ import pytest
 
 from agent.cli import main
 from agent.fuzz import checks, sessions
-from agent.fuzz.common import Tally, case_rng, config_overrides, draw_config, flag_choices, samples, scenario_config
+from agent.fuzz.common import (
+    Tally, case_rng, config_overrides, draw_config, flag_choices, is_safety_cap, samples, scenario_config,
+)
 from engine.core.registry import systems
 from engine.core.scenario import load_scenario
 
@@ -61,10 +63,49 @@ def test_a_broken_invariant_fails_with_the_seed_and_the_command(fuzz, monkeypatc
     assert "trpg fuzz sessions --seed 5 --case 1" in text and f["command"] in text
 
 
+def test_again_plays_the_recorded_failures_exactly(fuzz, monkeypatch, tmp_path: Path, capsys):
+    """``--again FILE`` plays each failing case of a summary as recorded (not as ``--case`` would draw it now), with
+    every check; once the planted fault is gone the same cases pass; a bad file is refused naming it."""
+    import json
+
+    class Broken(checks.DecisionChecker):
+        def check(self, d):
+            if d.seq >= 3:
+                raise checks.Violation("system invariant", ["planted"], d.seq, d.kind)
+            super().check(d)
+
+    with monkeypatch.context() as m:
+        m.setattr(sessions, "DecisionChecker", Broken)
+        rc, _, first = fuzz("sessions", "--case", "1", "--case", "2", "--seed", "5")
+    assert rc == 1 and [f["case"] for f in first["failures"]] == [1, 2]
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(first), encoding="utf-8")
+    rc, text, again = fuzz("sessions", "--again", str(old))
+    assert rc == 0, text
+    assert again["counts"]["sessions"] == 2 and again["counts"]["replays_verified"] == 2
+    rc, text, one = fuzz("sessions", "--again", str(old), "--case", "2")
+    assert rc == 0 and one["counts"]["sessions"] == 1, text
+    # the recorded case wins over what the case number draws today
+    rec = {**first["failures"][0], "config": {}, "seats": ["all=scripted"], "create": False}
+    old.write_text(json.dumps({"failures": [rec]}), encoding="utf-8")
+    assert dict(sessions.load_again(old))[1] == (("seed", rec["seed"]), ("scenario", rec["scenario"]),
+                                                 ("seats", ("all=scripted",)), ("config", ()), ("create", False))
+    old.write_text(json.dumps({"failures": [{**rec, "seed": "x"}]}), encoding="utf-8")
+    with pytest.raises(sessions.AgainError, match=r"old.json: failures\[0\].seed"):
+        sessions.load_again(old)
+    ok = tmp_path / "ok.json"
+    ok.write_text(json.dumps({"failures": [rec]}), encoding="utf-8")
+    assert main(["fuzz", "sessions", "--again", str(ok), "--case", "9", "--quiet"]) == 2
+    assert "ok.json: no failure of case 9 (its failing cases: 1)" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("info", systems(), ids=lambda s: s.id)
 def test_rule_options_are_drawn_from_what_the_config_model_allows(info):
     choices = flag_choices(info.config_model)
     assert choices, f"{info.id}: no flag with a closed set of values"
+    for name, f in info.config_model.model_fields.items():
+        if is_safety_cap(f) and name in choices:  # drawn up to its default only: above it a session just gets longer
+            assert max(choices[name]) == f.default and min(choices[name]) == f.metadata[0].ge, name
     for path in info.sample_scenarios:
         sc = load_scenario(path)
         base = scenario_config(sc)

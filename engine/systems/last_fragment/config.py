@@ -61,12 +61,15 @@ class LastFragmentConfig(BaseModel):
     allow_backtrack: bool = Field(False, description="WIKI")
     initiative_order: Literal["seat", "sp_desc", "sp_asc"] = Field("seat", description="AMB-24")
     resolution_mode: Literal["sequential"] = Field("sequential", description="AMB-35")
-    max_combat_rounds: int = Field(30, ge=1, le=999, description="HOUSE safety")
+    max_combat_rounds: int = Field(30, ge=1, le=999, description="HOUSE safety",
+                                   json_schema_extra={"safety_cap": True})
     max_cycles_per_scene: int = Field(12, ge=1, le=999, description="HOUSE safety: the GM ends a scene after so many "
-                                                                    "cycles")
+                                                                    "cycles",
+                                      json_schema_extra={"safety_cap": True})
     max_scene_reentries: int = Field(
         10, ge=0, le=99, description="HOUSE safety: entries into an already visited scene (allow_backtrack or a "
-                                     "revisitable scene) per session; then only unvisited scenes are candidates")
+                                     "revisitable scene) per session; then only unvisited scenes are candidates",
+        json_schema_extra={"safety_cap": True})
     loot_fragment_mode: Literal["copy", "move"] = Field("copy", description="AMB-28")
     incapacitated_can_share: bool = Field(False, description="AMB-31")
     shock_on_incapacitated: Literal["skip", "auto_fail"] = Field("skip", description="AMB-39")

@@ -49,5 +49,7 @@ class YogaribitoConfig(BaseModel):
     returned_stock_points: Literal["banked", "lost"] = Field("banked", description="AMB-40")
     rebuild_keep_ability_dice: bool = Field(True, description="AMB-41")
     #: HOUSE safety caps (not rules): a combat that lasts longer ends as a draw; a scene asks at most this many actions
-    max_combat_rounds: int = Field(30, ge=1, le=100, description="HOUSE safety cap")
-    max_scene_actions: int = Field(8, ge=1, le=100, description="HOUSE safety cap")
+    max_combat_rounds: int = Field(30, ge=1, le=100, description="HOUSE safety cap",
+                                   json_schema_extra={"safety_cap": True})
+    max_scene_actions: int = Field(8, ge=1, le=100, description="HOUSE safety cap",
+                                   json_schema_extra={"safety_cap": True})
