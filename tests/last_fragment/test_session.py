@@ -81,8 +81,9 @@ def test_every_fragment_text_is_a_secret_with_its_holders():
     s = play(SHUUDEN, 1)
     texts = {sec.text: sec.holders for sec in s.game.secrets()}
     for f in s.game.sc.fragments:
-        assert f.text in texts
-        assert set(s.game.t.holders.get(f.id, [])) | {"gm"} == set(texts[f.text])
+        text = s.game.txt(f.text)  # as the table reads it ({pc:<id>} named)
+        assert text in texts
+        assert set(s.game.t.holders.get(f.id, [])) | {"gm"} == set(texts[text])
 
 
 def test_replay_verifies(tmp_path):
@@ -192,3 +193,29 @@ def test_the_safety_caps_are_reported():
     rep = run_batch(KAERIMICHI, 1, ["all=scripted", "pcs=random", "npcs=random"], 1000016,
                     config={**LOOPING_CASE, "max_scene_reentries": 2}).report()
     assert rep["caps"].get("reentry_cap") == 1, rep["caps"]
+
+
+@pytest.mark.parametrize("path", [SHUUDEN, KAERIMICHI], ids=lambda p: p.stem)
+def test_scenario_texts_name_the_pcs_at_the_table(path):
+    """``{pc:<id>}`` in a scenario text is the name of the PC in that seat: with --create the handouts and fragments
+    speak of the PCs built at the table, never of the sample's 早瀬湊 / 雨宮栞 / 神崎朔; with the scenario's own PCs
+    the words after ``|`` stand (みなとくん)."""
+    from agent.table import SeatSpec, Table, default_agent_factory
+
+    seats = SeatSpec.parse(["all=scripted"])
+    s = Session(load_scenario(path), seed=3, options={"create_pcs": True}, seats=seats.to_header())
+    Table(s, seats, default_agent_factory(3), max_decisions=20_000).run()
+    names = {c.id: c.name for c in s.game.t.pcs()}
+    assert not {"早瀬 湊", "雨宮 栞", "神崎 朔"} & set(names.values())
+    texts = [str(getattr(e, "text", "") or "") for e in s.events]
+    texts += [str(v) for e in s.events for v in (getattr(e, "data", None) or {}).values()]
+    for old in ("早瀬湊", "雨宮栞", "神崎朔", "雨宮君", "みなとくん", "{pc:"):
+        assert not [t for t in texts if old in t], old
+    for c in s.game.t.pcs():
+        if c.handout:
+            assert c.handout.startswith(f"あなたは{c.name}。"), c.handout
+    own = Session(load_scenario(path), seed=3, seats=seats.to_header())
+    Table(own, seats, default_agent_factory(3), max_decisions=20_000).run()
+    assert all("{pc:" not in (c.handout or "") for c in own.game.t.pcs())
+    assert {c.handout.split("。")[0] for c in own.game.t.pcs() if c.handout} == {
+        "あなたは早瀬湊", "あなたは雨宮栞", "あなたは神崎朔"}

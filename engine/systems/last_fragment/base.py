@@ -19,7 +19,7 @@ from ...core.events import CheckRoll
 from ...core.visibility import GM
 from .config import LastFragmentConfig
 from .data import BOND_NAMES, BOND_TABLE, CATEGORY_NAMES, FUMBLE_TABLE, RESULT, RESULT_NAMES
-from .scenario import LastFragmentScenario
+from .scenario import PC_REF, LastFragmentScenario
 from .state import Abn, Char, Table
 from .tables import Tables
 
@@ -324,6 +324,22 @@ class GameBase:
     def held(self, cid: str) -> list[str]:
         return [f.id for f in self.sc.fragments if self.holds(cid, f.id)]
 
+    def txt(self, text: str) -> str:
+        """A scenario text as this table reads it: ``{pc:<id>}`` becomes the name of the PC in that seat, and
+        ``{pc:<id>|<words>}`` the words when that PC is the scenario's own (else the name of the PC built there)."""
+        if "{pc:" not in text:
+            return text
+
+        def name(m: re.Match[str]) -> str:
+            pid, words = m.group(1), m.group(2)
+            sheet = next((p.name for p in self.sc.pcs if p.id == pid), None)
+            c = self.t.chars.get(pid)
+            if c is None or (words is not None and c.name == sheet):
+                return words if words is not None else (sheet or pid)
+            return c.name
+
+        return PC_REF.sub(name, text)
+
     def acquire(self, cid: str, fid: str, rule: str, how: str) -> bool:
         """``cid`` becomes a holder of ``fid``; the text is whispered to it alone (and the GM)."""
         if self.holds(cid, fid):
@@ -334,7 +350,7 @@ class GameBase:
         self.ctx.state(f"fragments.{fid}.holders", old, new, rule, how, to=new)
         f = self.frag[fid]
         tag = {"last": "【ラストフラグメント】", "secret": "【シークレットフラグメント】"}.get(f.kind, "")
-        self.ctx.whisper([cid], f"{tag}フラグメント「{f.name}」（{how}）: {f.text}")
+        self.ctx.whisper([cid], f"{tag}フラグメント「{f.name}」（{how}）: {self.txt(f.text)}")
         self.ctx.narrate(GM, f"{self.who(cid)} はフラグメントを獲得した（{how}）。", "rules")
         return True
 

@@ -204,7 +204,7 @@ class CombatMixin(ScenesMixin):
         if st == "last_scene":
             st = self.scenes[self.t.visited[-1]].type if self.t.visited else "nondaily"
         self.set_t("scene_type", st, "§6 climax_phase (AMB-40)")
-        self.ctx.narrate(GM, f"クライマックスフェイズ「{cx.name}」" + (f": {cx.description}" if cx.description else ""),
+        self.ctx.narrate(GM, f"クライマックスフェイズ「{cx.name}」" + (f": {self.txt(cx.description)}" if cx.description else ""),
                          "scenario")
         for c in self.t.chars.values():
             if c.used_scene:

@@ -143,7 +143,7 @@ class LastFragmentGame(CombatMixin):
 
     def _frag_view(self, fid: str) -> dict[str, Any]:
         f = self.frag[fid]
-        return {"id": f.id, "name": f.name, "text": f.text, "kind": f.kind,
+        return {"id": f.id, "name": f.name, "text": self.txt(f.text), "kind": f.kind,
                 **({"secret": True} if fid in self.secret_ids else {})}
 
     def observation(self, actor: str) -> dict[str, Any]:
@@ -154,13 +154,13 @@ class LastFragmentGame(CombatMixin):
         scene = None
         if s is not None:
             scene = {"id": s.id, "name": s.name, "type": SCENE_TYPE_NAMES[self.t.scene_type],
-                     "description": s.description,
+                     "description": self.txt(s.description) if s.description else s.description,
                      "revealed": [{"kind": p.kind, "id": p.ref, "name": self.placed_name(p.kind, p.ref)}
                                   for p in s.placed if p.ref in self.t.revealed],
                      "loose_items": [self.items[r].name for r in self.t.loose], "cycle": self.t.cycle}
         obs: dict[str, Any] = {
             "system": "last_fragment",
-            "scenario": {"title": self.sc.title, "summary": self.sc.summary, "setting": self.sc.setting},
+            "scenario": {"title": self.sc.title, "summary": self.txt(self.sc.summary), "setting": self.txt(self.sc.setting)},
             "phase": self.session_m.state, "session_no": self.t.session_no, "scene": scene,
             "visited": [self.scenes[v].name for v in self.t.visited],
             "characters": {c.id: self._sheet(c) for c in self.t.chars.values() if actor == GM or self.known(actor, c)},
@@ -178,7 +178,7 @@ class LastFragmentGame(CombatMixin):
                          "holds_last_fragment": self.holds(actor, self.last_id)}
         if actor == GM:
             obs["gm"] = {
-                "gm_notes": self.sc.gm_notes,
+                "gm_notes": self.txt(self.sc.gm_notes),
                 "fragments": {f: {**self._frag_view(f), "holders": list(self.t.holders.get(f, []))} for f in self.frag},
                 "unlock": {s.id: condition_text(s.unlock) for s in self.sc.scenes},
                 "handouts": {c.id: c.handout for c in self.t.pcs() if c.handout},
@@ -192,12 +192,12 @@ class LastFragmentGame(CombatMixin):
 
     def secrets(self) -> list[Secret]:
         """Every fragment text with its holders (and the GM); handouts; the GM's notes."""
-        out = [Secret(f.text, frozenset([*self.t.holders.get(f.id, []), GM])) for f in self.sc.fragments]
+        out = [Secret(self.txt(f.text), frozenset([*self.t.holders.get(f.id, []), GM])) for f in self.sc.fragments]
         for c in self.t.pcs():
             if c.handout:
                 out.append(Secret.of(c.handout, c.id, GM))
         if self.sc.gm_notes:
-            out.append(Secret.of(self.sc.gm_notes, GM))
+            out.append(Secret.of(self.txt(self.sc.gm_notes), GM))
         return out
 
     def snapshot(self) -> dict[str, Any]:
@@ -298,8 +298,8 @@ class LastFragmentGame(CombatMixin):
             if pid is None or pid not in self.t.chars:  # a PC retired from the campaign (死亡, 失踪, 引退) does not appear
                 continue
             c = self.t.chars[pid]
-            c.handout = h.text
-            self.ctx.whisper([c.id], f"ハンドアウト: {h.text}")
+            c.handout = self.txt(h.text)
+            self.ctx.whisper([c.id], f"ハンドアウト: {c.handout}")
             for f in h.secret_fragments:
                 if f not in c.secrets:
                     c.secrets.append(f)
@@ -417,7 +417,7 @@ class LastFragmentGame(CombatMixin):
     def opening(self, build: list[Char]) -> Gen:
         self.set_t("phase", "opening", "§6 opening")
         if self.sc.setting:
-            self.ctx.narrate(GM, self.sc.setting, "scenario")
+            self.ctx.narrate(GM, self.txt(self.sc.setting), "scenario")
         for c in self.t.pcs():
             self.ctx.narrate(c.id, f"{c.name}" + (f"（{c.title}）" if c.title else "") + " の自己紹介。", "rules")
         for c in self.t.pcs():

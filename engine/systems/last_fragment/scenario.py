@@ -234,7 +234,9 @@ class PCSheet(_M):
 
 class HandoutSpec(_M):
     pc: str = Field(description="a PC id (pc1, pc2, … when the PCs are built at the table)")
-    text: str = Field(min_length=1, description="the PC's premise (given privately)")
+    text: str = Field(min_length=1, description="the PC's premise (given privately); as in every text of the scenario, "
+                      "{pc:<id>} is the name of the PC in that seat and {pc:<id>|<words>} the words while it is the "
+                      "scenario's own PC (a PC built at the table is named)")
     secret_fragments: list[str] = Field(default_factory=list)
 
 
@@ -341,9 +343,27 @@ def _targets_problems(where: str, t: Targets, chars: set[str]) -> list[str]:
     return [f"{where}: unknown character {x!r}" for x in t if x not in chars]
 
 
+#: a PC named in a scenario text: ``{pc:<id>}`` is the name of the PC in that seat, ``{pc:<id>|<words>}`` the words
+#: when it is the scenario's own PC (a nickname, a reading) and the name of a PC built at the table otherwise
+PC_REF = re.compile(r"\{pc:([^{}|]*)(?:\|([^{}]*))?\}")
+
+
+def _pc_ref_problems(value: Any, where: str, pc_ids: list[str]) -> list[str]:
+    """``{pc:<id>}`` references to unknown PCs in any text of the scenario (``where`` the field path)."""
+    if isinstance(value, str):
+        return [f"{where}: {{pc:{m.group(1)[:60]}}} names no PC; PCs: {', '.join(pc_ids)}"
+                for m in PC_REF.finditer(value) if m.group(1) not in pc_ids] if "{pc:" in value else []
+    if isinstance(value, dict):
+        return [x for k, v in value.items() for x in _pc_ref_problems(v, f"{where}.{k}" if where else str(k), pc_ids)]
+    if isinstance(value, list):
+        return [x for k, v in enumerate(value) for x in _pc_ref_problems(v, f"{where}[{k}]", pc_ids)]
+    return []
+
+
 def scenario_problems(sc: LastFragmentScenario, cfg: LastFragmentConfig) -> list[str]:
     """Every cross-reference problem of a scenario under ``cfg``, each naming its field."""
     out: list[str] = []
+    out += _pc_ref_problems(sc.model_dump(exclude={"pcs"}), "", sc.pc_ids())
     tb = Tables(cfg, sc.skills)
     abil = set(tb.where)
     pc_ids = sc.pc_ids()

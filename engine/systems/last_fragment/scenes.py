@@ -160,7 +160,7 @@ class ScenesMixin(GameBase):
         for c in self.t.chars.values():
             if c.used_scene:
                 self.set_attr(c, "used_scene", [], "§9.6 1シーンにつき1回")
-        self.ctx.narrate(GM, f"シーン「{s.name}」（{SCENE_TYPE_NAMES[s.type]}シーン）" + (f": {s.description}" if s.description
+        self.ctx.narrate(GM, f"シーン「{s.name}」（{SCENE_TYPE_NAMES[s.type]}シーン）" + (f": {self.txt(s.description)}" if s.description
                                                                                   else ""), "scenario")
         self.ctx.info("scene", f"シーン「{s.name}」", scene=s.id, type=s.type)
         for c in self.t.pcs():
@@ -272,7 +272,7 @@ class ScenesMixin(GameBase):
 
     def apply_effect(self, e: EffectSpec, actor: Char | None) -> Gen:
         if e.narrate is not None:
-            self.ctx.narrate(GM, e.narrate, "scenario")
+            self.ctx.narrate(GM, self.txt(e.narrate), "scenario")
         elif e.set_flag is not None:
             if e.set_flag.name not in self.t.flags:
                 self.set_t("flags", [*self.t.flags, e.set_flag.name], "B.2 set_flag")
