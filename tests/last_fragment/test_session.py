@@ -219,3 +219,23 @@ def test_scenario_texts_name_the_pcs_at_the_table(path):
     assert all("{pc:" not in (c.handout or "") for c in own.game.t.pcs())
     assert {c.handout.split("。")[0] for c in own.game.t.pcs() if c.handout} == {
         "あなたは早瀬湊", "あなたは雨宮栞", "あなたは神崎朔"}
+
+
+@pytest.mark.parametrize("path", [SHUUDEN, KAERIMICHI], ids=lambda p: p.stem)
+def test_characters_are_described_when_they_appear(path):
+    """An NPC's or enemy's scenario description is told to the table once, when it first appears (discovery or the
+    climax), and is on its sheet in the views of those who know it; a character who never appears is not described."""
+    s = play(path, 1)
+    met = list(s.game.t.met)
+    assert met
+    for c in [*s.game.sc.npcs, *s.game.sc.enemies]:
+        if not c.description:
+            continue
+        told = [e for e in s.events if getattr(e, "text", None) == f"{c.name}: {c.description}"]
+        assert len(told) == (1 if c.id in met else 0), c.id
+        if told:
+            assert getattr(told[0], "to", None) in (None, ()), "the whole table hears it"
+    obs = s.game.observation("minato")
+    for cid in met:
+        if cid in s.game.looks:
+            assert obs["characters"][cid]["description"] == s.game.looks[cid]

@@ -206,6 +206,7 @@ class CombatMixin(ScenesMixin):
         self.set_t("scene_type", st, "§6 climax_phase (AMB-40)")
         self.ctx.narrate(GM, f"クライマックスフェイズ「{cx.name}」" + (f": {self.txt(cx.description)}" if cx.description else ""),
                          "scenario")
+        self.introduce(met)
         for c in self.t.chars.values():
             if c.used_scene:
                 self.set_attr(c, "used_scene", [], "§9.6")

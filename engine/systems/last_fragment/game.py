@@ -78,6 +78,7 @@ class LastFragmentGame(CombatMixin):
         self.items = {i.id: i for i in self.sc.items}
         self.frag = {f.id: f for f in self.sc.fragments}
         self.info = {c.id: c.info for c in [*self.sc.npcs, *self.sc.enemies] if c.info is not None}
+        self.looks = {c.id: c.description for c in [*self.sc.npcs, *self.sc.enemies] if c.description}
         self.last_id = next(f.id for f in self.sc.fragments if f.kind == "last")
         self.secret_ids = [f.id for f in self.sc.fragments
                            if any(f.id in h.secret_fragments for h in self.sc.handouts)
@@ -139,6 +140,8 @@ class LastFragmentGame(CombatMixin):
             d.update(sp=c.sp, sp_left=c.sp_left)
         if c.announced:
             d["secret_ability"] = self.aname(c.announced)
+        if c.id in self.looks:
+            d["description"] = self.txt(self.looks[c.id])
         return d
 
     def _frag_view(self, fid: str) -> dict[str, Any]:

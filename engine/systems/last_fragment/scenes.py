@@ -66,6 +66,12 @@ class ScenesMixin(GameBase):
             return True
         return c.id in self.t.revealed
 
+    def introduce(self, ids: list[str]) -> None:
+        """The scenario's description of each character who appears for the first time, told to the table."""
+        for cid in ids:
+            if cid in self.looks:
+                self.ctx.narrate(GM, f"{self.t.chars[cid].name}: {self.txt(self.looks[cid])}", "scenario")
+
     def appearing(self) -> list[Char]:
         return [c for c in self.t.chars.values() if self.present(c)]
 
@@ -188,6 +194,7 @@ class ScenesMixin(GameBase):
                     self.set_t("met", [*self.t.met, *met], "§7.2 発見（登場）", c.id)
                 names = "、".join(self.placed_name(p.kind, p.ref) for p in found)
                 self.ctx.narrate(GM, f"{c.name} の発見: {names}", "rules")
+                self.introduce(met)
                 loose = [p.ref for p in found if p.kind == "item"]
                 if loose:
                     self.set_t("loose", [*self.t.loose, *loose], "§7.2 発見（アイテム）", c.id)
@@ -701,5 +708,6 @@ class ScenesMixin(GameBase):
     objs: dict[str, Any]
     items: dict[str, Any]
     info: dict[str, Any]
+    looks: dict[str, str]
     secret_ids: list[str]
     last_id: str
