@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,7 @@ from .common import (
     short_traceback, watchdog,
 )
 
-__all__ = ["SessionsParams", "run_chunk", "plan", "load_again", "AgainError", "MAX_EVENT_BYTES", "MAX_BYTES_PER_DECISION", "DECISION_CAP"]
+__all__ = ["SessionsParams", "run_chunk", "plan", "load_again", "AgainError", "replay_case", "MAX_EVENT_BYTES", "MAX_BYTES_PER_DECISION", "DECISION_CAP"]
 
 #: documented bounds (docs/reliability.md): one log line, and the log's bytes per decision over a session
 MAX_EVENT_BYTES = 65_536
@@ -195,6 +195,32 @@ class CheckedTable(Table):
                     self.checker.check(d)
                     self.last_checked = d.seq
         super().step()
+
+
+def replay_case(system: str, scenario: str, seed: int, seats: Sequence[str], config: str | Mapping[str, Any],
+                create: bool, log: str | Path, max_decisions: int = DECISION_CAP) -> Any:
+    """Play one recorded case (a failure's scenario, seed, seats, rule options as ``--config`` text or a mapping, and
+    ``--create``) with every check of the fuzzer, the end-of-session invariants, and its log verified; returns the
+    finished session. What the tests of fuzz findings call (a ``Violation``, ``TableError`` or ``ReplayMismatch``
+    otherwise)."""
+    import shlex
+
+    from engine.core.registry import get_system
+    from engine.core.replay import verify
+
+    from ..cli import _parse_config
+
+    options = _parse_config(shlex.split(config)) if isinstance(config, str) else dict(config)
+    case = Case(0, seed, Sample(system, scenario, Path(scenario).stem, True), tuple(seats), create, options)
+    s = new_session(case, log)
+    checker = DecisionChecker(s, get_system(system).invariants)
+    CheckedTable(s, _seat_spec(seats), checker, lambda: None, max_decisions).run()
+    checker.at_end()
+    s.close()
+    summary = verify(log)
+    if summary.decisions != s.decisions:
+        raise AssertionError(f"the replay asked {summary.decisions} decisions, the session {s.decisions}")
+    return s
 
 
 def _close(session: Any) -> None:

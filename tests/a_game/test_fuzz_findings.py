@@ -3,15 +3,11 @@ checks it; each failed before its fix."""
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 
 import pytest
 
-from agent.fuzz.checks import DecisionChecker
-from agent.fuzz.common import Sample
-from agent.fuzz.sessions import Case, CheckedTable, _seat_spec, new_session
-from engine.core.registry import get_system
+from agent.fuzz.sessions import replay_case
 
 ROOT = Path(__file__).resolve().parents[2]
 YOMICHI = str(ROOT / "scenarios/a_game/yomichi_no_hikari.yaml")
@@ -32,18 +28,8 @@ CASES = {
 }
 
 
-def _config(text: str) -> dict[str, object]:
-    from agent.cli import _parse_config
-
-    return _parse_config(shlex.split(text))
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_session_passes_every_check(name: str, tmp_path: Path) -> None:
     path, seed, seats, config, create = CASES[name]
-    info = get_system("a_game")
-    case = Case(0, seed, Sample("a_game", path, Path(path).stem, True), seats, create, _config(config))
-    s = new_session(case, tmp_path / "s.jsonl")
-    CheckedTable(s, _seat_spec(seats), DecisionChecker(s, info.invariants), lambda: None, 20_000).run()
-    s.close()
+    s = replay_case("a_game", path, seed, seats, config, create, tmp_path / "s.jsonl")
     assert s.outcome is not None

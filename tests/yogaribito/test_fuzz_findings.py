@@ -3,16 +3,11 @@ with every decision checked and the replay verified as `trpg fuzz sessions` chec
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 
 import pytest
 
-from agent.fuzz.checks import DecisionChecker
-from agent.fuzz.common import Sample
-from agent.fuzz.sessions import Case, CheckedTable, _seat_spec, new_session
-from engine.core.registry import get_system
-from engine.core.replay import verify
+from agent.fuzz.sessions import replay_case
 
 ROOT = Path(__file__).resolve().parents[2]
 NIGHT = str(ROOT / "scenarios/yogaribito/night_of_the_count.yaml")
@@ -74,23 +69,8 @@ CASES = {
 }
 
 
-def _config(text: str) -> dict[str, object]:
-    from agent.cli import _parse_config
-
-    return _parse_config(shlex.split(text))
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_session_passes_every_check(name: str, tmp_path: Path) -> None:
     path, seed, seats, config, create = CASES[name]
-    info = get_system("yogaribito")
-    case = Case(0, seed, Sample("yogaribito", path, Path(path).stem, True), seats, create, _config(config))
-    log = tmp_path / "s.jsonl"
-    s = new_session(case, log)
-    checker = DecisionChecker(s, info.invariants)
-    CheckedTable(s, _seat_spec(seats), checker, lambda: None, 20_000).run()
-    checker.at_end()
-    s.close()
+    s = replay_case("yogaribito", path, seed, seats, config, create, tmp_path / "s.jsonl")
     assert s.outcome is not None
-    # the replay asks the same decisions with the same options and labels (ReplayMismatch otherwise)
-    assert verify(log).decisions == s.decisions
