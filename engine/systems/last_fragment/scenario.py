@@ -348,11 +348,23 @@ def _targets_problems(where: str, t: Targets, chars: set[str]) -> list[str]:
 PC_REF = re.compile(r"\{pc:([^{}|]*)(?:\|([^{}]*))?\}")
 
 
+#: the texts the table reads with ``{pc:<id>}`` named (``game.txt``), as field paths with ``[*]`` for a list index;
+#: any effect's ``narrate`` too. Elsewhere (a name, an id, an item's description) a reference would be shown raw.
+PC_REF_FIELDS = frozenset({"handouts[*].text", "fragments[*].text", "scenes[*].description", "climax.description",
+                           "npcs[*].description", "enemies[*].description", "setting", "summary", "gm_notes"})
+
+
 def _pc_ref_problems(value: Any, where: str, pc_ids: list[str]) -> list[str]:
-    """``{pc:<id>}`` references to unknown PCs in any text of the scenario (``where`` the field path)."""
+    """``{pc:<id>}`` references to unknown PCs, or in a field the table does not read as text (``where`` the field
+    path)."""
     if isinstance(value, str):
+        if "{pc:" not in value:
+            return []
+        if re.sub(r"\[\d+\]", "[*]", where) not in PC_REF_FIELDS and not where.endswith(".narrate"):
+            return [f"{where}: {{pc:…}} is read only in {', '.join(sorted(PC_REF_FIELDS))} and an effect's narrate "
+                    "(here it would be shown as written)"]
         return [f"{where}: {{pc:{m.group(1)[:60]}}} names no PC; PCs: {', '.join(pc_ids)}"
-                for m in PC_REF.finditer(value) if m.group(1) not in pc_ids] if "{pc:" in value else []
+                for m in PC_REF.finditer(value) if m.group(1) not in pc_ids]
     if isinstance(value, dict):
         return [x for k, v in value.items() for x in _pc_ref_problems(v, f"{where}.{k}" if where else str(k), pc_ids)]
     if isinstance(value, list):
