@@ -169,3 +169,24 @@ def test_story_log_markdown_and_html():
     html = render_story(s.events, s.system, "html", seat=None, names=names_for(s.system, s.observation(GM)))
     assert html.startswith("<!DOCTYPE html>") and "GM の見たセッション" in html and 'class="msg dice' in html
     assert "<script" not in html and "http" not in html.split("<body>")[1]
+
+
+@pytest.mark.parametrize("system", ["bloodberry", "last_fragment"])  # 夜狩り人 and 「A」 keep the sheet's name
+def test_a_pc_named_at_the_table_is_called_by_its_name(system):
+    """With --create a PC is called by a placeholder (its id) until its profile is given; the storyteller learns each
+    observation's names and the latest wins, so the terminal's 「… の判断」 and the story name the PC as built."""
+    info = get_system(system)
+    s = Session(load_scenario(info.sample_scenarios[0]), 3, options={"create_pcs": True})
+    agent = ScriptedAgent()
+    pc = next(a for a in s.game.actors() if s.actor_role(a) == "pc")
+    teller = Storyteller(s.system, "ja")
+    teller.learn(s.observation(pc))
+    before = teller.name(pc)
+    for _ in range(2000):
+        if s.pending is None or names_for(s.system, s.observation(pc)).get(pc, before) != before:
+            break
+        s.answer(agent.act(s.view()))
+    after = names_for(s.system, s.observation(pc)).get(pc)
+    assert after and after != before, "the PC's profile gives it a name"
+    teller.learn(s.observation(pc))
+    assert teller.name(pc) == after

@@ -371,10 +371,10 @@ class Storyteller:
         return self._name
 
     def learn(self, observation: Mapping[str, Any]) -> None:
-        """Names from an observation of this seat (the characters it knows)."""
+        """Names from an observation of this seat (the characters it knows); the latest wins, so a PC named at the
+        table (``--create``: its id until its profile is given) is called by its name from then on."""
         assert self._name is not None
-        for k, v in names_for(self.system, observation).items():
-            self._name.known.setdefault(k, v)
+        self._name.known.update(names_for(self.system, observation))
 
     def items(self, events: Iterable[BaseModel]) -> list[StoryItem]:
         out: list[StoryItem] = []
