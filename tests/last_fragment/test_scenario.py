@@ -44,7 +44,7 @@ def test_the_samples_and_the_examples_table_validate():
     (lambda r: r["climax"].__setitem__("enemies", ["nobody"]), "climax.enemies"),
     (lambda r: r.__setitem__("config_overrides", {"climax_gate": "everyone"}), "config_overrides"),
     (lambda r: r["fragments"][0].__setitem__("text", "{pc:nobody}の手紙"), "fragments[0].text: {pc:nobody} names no PC"),
-    (lambda r: r["objects"][0].__setitem__("name", "{pc:%s}の机" % r["pcs"][0]["id"]),
+    (lambda r: r["objects"][0].__setitem__("name", "{pc:" + r["pcs"][0]["id"] + "}の机"),
      "objects[0].name: {pc:…} is read only in"),
 ])
 def test_a_broken_reference_names_its_field(tmp_path, edit, needle):
