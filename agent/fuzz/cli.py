@@ -47,7 +47,7 @@ def add_arguments(s: argparse.ArgumentParser, parser_class: type[argparse.Argume
                    "checks and compare the logs byte for byte (default 10; 0: never)")
     p.add_argument("--max-decisions", type=int, default=None, metavar="N", help="decision cap of a session (default "
                    "20,000): more is a hang")
-    p.add_argument("--timeout", type=float, default=None, metavar="S", help="wall-clock seconds per session (default 60)")
+    p.add_argument("--timeout", type=float, default=None, metavar="S", help="CPU seconds per session (default 60; wall clock: 4 times as long)")
     p.add_argument("--max-event-bytes", type=int, default=None, metavar="B", help="bound on one log line (default 65,536)")
     p.add_argument("--max-bytes-per-decision", type=int, default=None, metavar="B",
                    help="bound on a session's log bytes per decision (default 8,192)")
@@ -80,7 +80,7 @@ def add_arguments(s: argparse.ArgumentParser, parser_class: type[argparse.Argume
                    "(default 40)")
     p.add_argument("--skip", action="append", default=[], metavar="CATEGORY", help="leave a category of hostile "
                    "answers out (repeatable; see docs/reliability.md)")
-    p.add_argument("--timeout", type=float, default=120.0, metavar="S", help="wall-clock seconds per session (default 120)")
+    p.add_argument("--timeout", type=float, default=120.0, metavar="S", help="CPU seconds per session (default 120; wall clock: 4 times as long)")
 
     p = sub.add_parser("files", help="mutated scenarios and logs through validate, replay --verify and resume",
                        description="Mutates the sample scenarios and real logs (structure: keys, types, numbers, "

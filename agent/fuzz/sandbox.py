@@ -115,7 +115,8 @@ def _child(argv: Sequence[str], cwd: str, out: int, err: int, mem_bytes: int, cp
         sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
         os.chdir(cwd)
         signal.setitimer(signal.ITIMER_REAL, 0)  # a watchdog of the worker is not the command's
-        for sig in (signal.SIGALRM, signal.SIGINT, signal.SIGTERM):
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        for sig in (signal.SIGALRM, signal.SIGPROF, signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, signal.SIG_DFL)
         os.environ.pop("TRPG_DEBUG", None)
         _limits(mem_bytes, cpu_s)

@@ -9,7 +9,7 @@ scenario's table cannot be set up with, is drawn again and counted) and ``--crea
 the printed ``trpg play ... --seed N`` command replays a failing session byte for byte.
 
 Checked: every decision (``agent.fuzz.checks``), the system's invariants at the end, that the session ends within the
-decision cap and the wall-clock watchdog (else a hang), that its log replays exactly (``engine.core.replay.verify``),
+decision cap and the watchdog (CPU time, with a wall-clock backstop; else a hang), that its log replays exactly (``engine.core.replay.verify``),
 that the same seed played again without the checks gives a byte-identical log (every ``rerun_every``-th case: the
 checks must not change the session either), and that the log stays small: at most ``max_event_bytes`` per line and
 ``max_bytes_per_decision`` bytes of log per decision on average.
@@ -41,7 +41,8 @@ MAX_EVENT_BYTES = 65_536
 MAX_BYTES_PER_DECISION = 8_192
 #: a session asking more decisions than this is a hang (the longest sample sessions ask about 2,000)
 DECISION_CAP = 20_000
-#: wall-clock seconds per session (the slowest sample sessions take about one second with every check)
+#: CPU seconds per session, with a wall-clock backstop of four times as long (``common.watchdog``; the slowest sample
+#: sessions take a few seconds with every check)
 SESSION_TIMEOUT = 60.0
 #: a combination of rule options the scenario's table refuses is drawn again at most this often
 SETUP_TRIES = 10

@@ -17,7 +17,7 @@ from .story import STORY
 
 __all__ = ["INFO", "BloodberryConfig", "BloodberryScenario", "VERSION"]
 
-VERSION = "0.3.1"
+VERSION = "0.3.2"
 _ROOT = Path(__file__).resolve().parents[3]
 
 

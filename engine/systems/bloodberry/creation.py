@@ -87,9 +87,21 @@ def create_pcs(game: BloodberryGame) -> Gen:
     game.creating_ids = list(ids)
     # step 1: profiles
     for i, pid in enumerate(ids, 1):
-        p = yield from game.ask_payload(pid, "cc.profile", f"PC{i}: 名前と設定", "§3 step 1", Profile,
-                                        context={"number": i}, samples=[{"name": f"PC{i}", "profile": ""}])
-        game.t.chars[pid] = Char(id=pid, name=p.name, kind="pc", number=i, profile=p.profile, willpower=1)
+        taken = {c.name.strip(): c.id for c in game.t.chars.values() if c.id != pid}
+        default = f"PC{i}" if f"PC{i}" not in taken else pid
+
+        def free(p: BaseModel, taken: dict[str, str] = taken) -> str | None:
+            name = p.name.strip()  # type: ignore[attr-defined]
+            if not name:
+                return "name: empty (§3 step 1)"
+            if name in taken:
+                return f"name: {name!r} is taken; each character needs its own name (§3 step 1)"
+            return None
+
+        p = yield from game.ask_payload(pid, "cc.profile", f"PC{i}: 名前と設定", "§3 step 1", Profile, free,
+                                        context={"number": i},
+                                        samples=[{"name": default, "profile": ""}])
+        game.t.chars[pid] = Char(id=pid, name=p.name.strip(), kind="pc", number=i, profile=p.profile, willpower=1)
     # step 2: relation names around the ring, asked to the lower-numbered PC of each pair
     from .game import ring_partners
 

@@ -373,6 +373,13 @@ class BloodberryScenario(ScenarioBase):
         dup = {x for x in everyone if everyone.count(x) > 1}
         if dup or "gm" in everyone:
             raise ValueError(f"character ids must be unique and not 'gm': {sorted(dup) or ['gm']}")
+        names: dict[str, list[str]] = {}
+        for ch in [*self.pcs, *self.npcs, *self.curses]:
+            names.setdefault(ch.name.strip(), []).append(ch.id)
+        same = [f"{n!r} ({', '.join(who)})" for n, who in names.items() if len(who) > 1]
+        if same:
+            raise ValueError(f"names used twice among pcs, npcs and curses: {'; '.join(same)}; give each character "
+                             "its own name (the table tells them apart by name)")
         from .state import split_ref
 
         double = self.config.two_pc_relations == "double" and len(pcs) == 2  # A34: "<pc>#2" is the second relation

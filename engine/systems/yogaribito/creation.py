@@ -1236,12 +1236,20 @@ class CreationMixin(GameBase):
             empty = [k for k, v in p.equivalents.items() if not v.strip()]
             if empty:
                 return f"equivalents.{empty[0]}: the shown name is empty (相当品, D16)"
+            if not p.name.strip():
+                return "name: empty (§3.1 step 8 D16)"
+            if p.name.strip() in taken:
+                return f"name: {p.name.strip()!r} is taken; each character needs its own name (§3.1 step 8 D16)"
             return None
+
+        taken = {c.name.strip() for c in self.t.chars.values() if c.id != pc_id}
+        if name.strip() in taken:
+            name = pc_id
 
         p = yield from self.ask_payload(who, "cc.personal", f"{pc_id}: 名前・性別・年齢などの設定 (相当品はGMの許可が必要)",
                                         "§3.1 step 8 D16", Personal, check,
                                         context={"default_name": name, "owned": list(owned)}, samples=[{"name": name}])
-        out: dict[str, Any] = {"name": p.name}
+        out: dict[str, Any] = {"name": p.name.strip()}
         for k in ("gender", "age", "profile"):
             if getattr(p, k):
                 out[k] = getattr(p, k)

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from ...core.scenario import ScenarioBase
 from .arms import ENEMIES, ITEMS
 from .config import YogaribitoConfig
-from .creation import YogaribitoPCSheet, sheet_problems
+from .creation import SAMPLE_PCS, YogaribitoPCSheet, sheet_problems
 from .data import CLASSES
 from .state import POOL_STATS
 
@@ -230,6 +230,17 @@ class YogaribitoScenario(ScenarioBase):
         dup = sorted({i for i in ids if ids.count(i) > 1})
         if dup:
             raise ValueError(f"ids used twice among pcs, npcs and enemies: {', '.join(dup)}")
+        names: dict[str, list[str]] = {}
+        for pc in self.pcs:  # a quickplay PC is called by its sample's name unless the sheet renames it
+            name = pc.name or (SAMPLE_PCS[pc.sample].name if pc.sample in SAMPLE_PCS else None)
+            if name:
+                names.setdefault(name.strip(), []).append(pc.id)
+        for n in self.npcs:
+            names.setdefault(n.name.strip(), []).append(n.id)
+        same = [f"{n!r} ({', '.join(w)})" for n, w in names.items() if len(w) > 1]
+        if same:
+            raise ValueError(f"names used twice among pcs and npcs: {'; '.join(same)}; give each character its own "
+                             "name (the table tells them apart by name)")
         npc_ids = {n.id for n in self.npcs}
         enemy_ids = {e.id for e in self.enemies}
         info_ids = {i.id for i in self.info}
