@@ -12,6 +12,7 @@ from agent.random_agent import RandomAgent
 from agent.scripted import ScriptedAgent
 from engine.core import IllegalAnswer, Session, load_scenario
 from engine.core.replay import verify
+from engine.systems.last_fragment.panels import panels
 from engine.systems.last_fragment.report import check_entries, p_critical, p_fumble, p_success
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -239,3 +240,29 @@ def test_characters_are_described_when_they_appear(path):
     for cid in met:
         if cid in s.game.looks:
             assert obs["characters"][cid]["description"] == s.game.looks[cid]
+
+
+@pytest.mark.parametrize("path", [SHUUDEN, KAERIMICHI], ids=lambda p: p.stem)
+def test_objects_and_items_are_described_when_found(path):
+    """An object's or item's scenario description (B.3) is told to the whole table when it is found (discovery, an
+    investigation's reward, the GM's bonus item), and a held item's description is on its holder's sheet."""
+    seen = 0
+    for seed in (1, 2, 3):
+        s = play(path, seed)
+        things = {**{o.id: (f"「{o.name}」", o.description) for o in s.game.sc.objects if o.description},
+                  **{i.id: (f"アイテム「{i.name}」", i.description) for i in s.game.sc.items if i.description}}
+        told = {e.text for e in s.events if getattr(e, "type", None) == "narration"}
+        for label, desc in things.values():
+            hits = [t for t in told if t == f"{label}: {desc}"]
+            for e in s.events:
+                if getattr(e, "type", None) == "narration" and e.text == f"{label}: {desc}":
+                    assert getattr(e, "to", None) in (None, ()), "the whole table hears it"
+            seen += len(hits)
+        for c in s.game.t.pcs():
+            obs = s.game.observation(c.id)
+            notes = obs["me"].get("item_notes", {})
+            assert notes == {n: s.game.item_looks[n] for n in c.items if n in s.game.item_looks}
+            sheet = next(p for p in panels(obs, False) if p.title.startswith("自分"))
+            assert [f"アイテム「{n}」: {t}" for n, t in notes.items()] == [x for x in sheet.lines if x.startswith("アイテム「")]
+            seen += len(notes)
+    assert seen, "no object or item with a description was found in three sessions"

@@ -76,6 +76,8 @@ class LastFragmentGame(CombatMixin):
         self.scenes = {s.id: s for s in self.sc.scenes}
         self.objs = {o.id: o for o in self.sc.objects}
         self.items = {i.id: i for i in self.sc.items}
+        #: held items are kept by name: the scenario's description of each named item (B.3), for the sheets
+        self.item_looks = {i.name: i.description for i in self.sc.items if i.description}
         self.frag = {f.id: f for f in self.sc.fragments}
         self.info = {c.id: c.info for c in [*self.sc.npcs, *self.sc.enemies] if c.info is not None}
         self.looks = {c.id: c.description for c in [*self.sc.npcs, *self.sc.enemies] if c.description}
@@ -142,6 +144,9 @@ class LastFragmentGame(CombatMixin):
             d["secret_ability"] = self.aname(c.announced)
         if c.id in self.looks:
             d["description"] = self.txt(self.looks[c.id])
+        notes = {n: self.txt(self.item_looks[n]) for n in dict.fromkeys(c.items) if n in self.item_looks}
+        if notes:
+            d["item_notes"] = notes
         return d
 
     def _frag_view(self, fid: str) -> dict[str, Any]:
@@ -462,6 +467,7 @@ class LastFragmentGame(CombatMixin):
                                             context={"pc": c.id})
                 if ch != "none":
                     yield from self.add_item(c, self.items[ch.split(":", 1)[1]].name, "§7.11 gm_bonus_items")
+                    self.describe([ch.split(":", 1)[1]])
         cont: dict[str, bool] = {}
         for c in self.t.pcs():
             e = endings[c.id]

@@ -60,6 +60,8 @@ def _sheet(c: Mapping[str, Any], names: Mapping[str, str]) -> Panel:
     lines = ["スキル: " + "、".join(c.get("skills") or [])]
     for a in c.get("abnormalities") or []:
         lines.append(f"異常性: {a.get('name')}（Lv{a.get('level')}）" + ("（ダート使用済み）" if a.get("dart_used") else ""))
+    for name, text in (c.get("item_notes") or {}).items():
+        lines.append(f"アイテム「{name}」: {text}")
     if c.get("handout"):
         lines.append(f"ハンドアウト: {c['handout']}")
     for f in c.get("fragments") or []:

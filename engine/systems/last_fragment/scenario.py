@@ -351,7 +351,8 @@ PC_REF = re.compile(r"\{pc:([^{}|]*)(?:\|([^{}]*))?\}")
 #: the texts the table reads with ``{pc:<id>}`` named (``game.txt``), as field paths with ``[*]`` for a list index;
 #: any effect's ``narrate`` too. Elsewhere (a name, an id, an item's description) a reference would be shown raw.
 PC_REF_FIELDS = frozenset({"handouts[*].text", "fragments[*].text", "scenes[*].description", "climax.description",
-                           "npcs[*].description", "enemies[*].description", "setting", "summary", "gm_notes"})
+                           "npcs[*].description", "enemies[*].description", "objects[*].description",
+                           "items[*].description", "setting", "summary", "gm_notes"})
 
 
 def _pc_ref_problems(value: Any, where: str, pc_ids: list[str]) -> list[str]:

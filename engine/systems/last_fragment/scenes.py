@@ -72,6 +72,14 @@ class ScenesMixin(GameBase):
             if cid in self.looks:
                 self.ctx.narrate(GM, f"{self.t.chars[cid].name}: {self.txt(self.looks[cid])}", "scenario")
 
+    def describe(self, refs: list[str]) -> None:
+        """The scenario's description of each object or item found (B.3), told to the table as it is found."""
+        for ref in refs:
+            thing = self.objs.get(ref) or self.items.get(ref)
+            if thing is not None and thing.description:
+                kind = "" if ref in self.objs else "アイテム"
+                self.ctx.narrate(GM, f"{kind}「{thing.name}」: {self.txt(thing.description)}", "scenario")
+
     def appearing(self) -> list[Char]:
         return [c for c in self.t.chars.values() if self.present(c)]
 
@@ -195,6 +203,7 @@ class ScenesMixin(GameBase):
                 names = "、".join(self.placed_name(p.kind, p.ref) for p in found)
                 self.ctx.narrate(GM, f"{c.name} の発見: {names}", "rules")
                 self.introduce(met)
+                self.describe([p.ref for p in found if p.kind != "npc"])
                 loose = [p.ref for p in found if p.kind == "item"]
                 if loose:
                     self.set_t("loose", [*self.t.loose, *loose], "§7.2 発見（アイテム）", c.id)
@@ -420,6 +429,7 @@ class ScenesMixin(GameBase):
                     self.acquire(c.id, f, "§7.1 調査判定の成功", f"「{o.name}」の調査")
                 for i in o.rewards.items:
                     yield from self.add_item(c, self.items[i].name, "§7.1 調査判定の成功（アイテム）")
+                    self.describe([i])
                 for e in o.on_success_extra:
                     yield from self.apply_effect(e, c)
             else:
