@@ -256,6 +256,11 @@ def appearance_request(d: Decision, v: SeatView) -> Any:
     return {"choices": pick}
 
 
+def scene_type(d: Decision, v: SeatView) -> Any:
+    """owner_choice (AMB-11): the type of the scene it is opened in, as the HOUSE default ``inherit`` would."""
+    return _first(d, str(_ctx(d).get("outer", "")))
+
+
 def accept(d: Decision, v: SeatView) -> Any:
     return _first(d, "accept")
 
@@ -454,6 +459,7 @@ POLICY: dict[str, Policy] = {
     "ck.fumble_item_choice": fumble_item,
     "sf.designate_ability": designate,
     "sf.come_out": come_out,
+    "ps.scene_type": scene_type,
     "ps.appearance_request": appearance_request,
     "ps.appearance_response": accept,
     "bond.check_target": bond_target,

@@ -266,3 +266,29 @@ def test_objects_and_items_are_described_when_found(path):
             assert [f"アイテム「{n}」: {t}" for n, t in notes.items()] == [x for x in sheet.lines if x.startswith("アイテム「")]
             seen += len(notes)
     assert seen, "no object or item with a description was found in three sessions"
+
+
+def test_owner_choice_lets_the_owner_pick_the_personal_scenes_type():
+    """personal_scene_type=owner_choice (AMB-11): the owner is asked ps.scene_type (the current scene's type first, as
+    ``inherit`` would have it, then the other); the answer is the personal scene's type, and the outer scene's type
+    comes back after it. The other values never ask."""
+    for mode in ("inherit", "owner_choice"):
+        asked = 0
+        for seed in (1, 2):
+            s = Session(load_scenario(SHUUDEN), seed=seed, config={"personal_scene_type": mode})
+            agent = RandomAgent(seed)
+            while not s.is_over:
+                d = s.pending
+                if d.kind == "ps.scene_type":
+                    asked += 1
+                    outer = s.game.t.scene_type
+                    assert d.option_ids == [outer, "nondaily" if outer == "daily" else "daily"]
+                    pick = d.option_ids[1]
+                    s.answer({"choice": pick}, seq=d.seq)
+                    assert s.game.t.scene_type == pick
+                    continue
+                try:
+                    s.answer(agent.act(s.view(d)), policy="random", seq=d.seq)
+                except IllegalAnswer:
+                    s.answer(ScriptedAgent().act(s.view(d)), policy="scripted", seq=d.seq)
+        assert (asked > 0) == (mode == "owner_choice"), (mode, asked)

@@ -374,8 +374,9 @@ class BloodberryScenario(ScenarioBase):
         if dup or "gm" in everyone:
             raise ValueError(f"character ids must be unique and not 'gm': {sorted(dup) or ['gm']}")
         names: dict[str, list[str]] = {}
-        for ch in [*self.pcs, *self.npcs, *self.curses]:
-            names.setdefault(ch.name.strip(), []).append(ch.id)
+        for cid, name in [*((p.id, p.name) for p in self.pcs), *((n.id, n.name) for n in self.npcs),
+                          *((c.id, c.name) for c in self.curses)]:
+            names.setdefault(name.strip(), []).append(cid)
         same = [f"{n!r} ({', '.join(who)})" for n, who in names.items() if len(who) > 1]
         if same:
             raise ValueError(f"names used twice among pcs, npcs and curses: {'; '.join(same)}; give each character "

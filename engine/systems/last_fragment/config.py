@@ -50,7 +50,8 @@ class LastFragmentConfig(BaseModel):
                                                                                description="Appendix A.4")
     secret_reveal_public: bool = Field(False, description="AMB-12")
     secret_ability_announced_at_opening: bool = Field(False, description="AMB-45")
-    personal_scene_type: Literal["inherit", "daily", "nondaily"] = Field("inherit", description="AMB-11")
+    personal_scene_type: Literal["inherit", "daily", "nondaily", "owner_choice"] = Field(
+        "inherit", description="AMB-11: owner_choice = the owner picks 日常 or 非日常 (ps.scene_type)")
     personal_scenes_per_session: int = Field(1, ge=0, le=10, description="§7.4 SOURCE")
     bond_table_roll: Literal["d10_row_choose_sign", "d20"] = Field("d10_row_choose_sign", description="AMB-8")
     bond_power_climax_only: bool = Field(False, description="AMB-5")

@@ -62,6 +62,8 @@ DECISIONS: Mapping[str, DecisionSpec] = decision_table([
     D("sf.designate_ability", "any", "one", "§7.5 シークレットフラグメント", public=True, doc="sf_designate_ability"),
     D("sf.come_out", "any", "many", "§7.5 カミングアウト", public=True, doc="sf_come_out: recipients of a come-out"),
     # -- personal scenes and bonds (§7.4) --------------------------------------------------------------------------
+    D("ps.scene_type", "pc", "one", "§7.4 (AMB-11 owner_choice)", public=True,
+      doc="personal_scene_type=owner_choice: the personal scene's type, daily / nondaily (the owner's choice)"),
     D("ps.appearance_request", "pc", "many", "§7.4 1 登場要請", public=True, doc="ps_appearance_request"),
     D("ps.appearance_response", "any", "one", "§7.4 1 登場要請", public=True, no="refuse",
       doc="ps_appearance_response: accept / refuse"),

@@ -524,7 +524,15 @@ class ScenesMixin(GameBase):
     def personal_scene(self, owner: Char, s: SceneSpec) -> Gen:
         self.set_attr(owner, "personal_used", owner.personal_used + 1, "§7.4 パーソナルシーン")
         outer = self.t.scene_type
-        st = outer if self.cfg.personal_scene_type == "inherit" else self.cfg.personal_scene_type
+        mode = self.cfg.personal_scene_type
+        if mode == "owner_choice":
+            other = "nondaily" if outer == "daily" else "daily"
+            st = yield from self.choose(owner.id, "ps.scene_type", "パーソナルシーンのシーンタイプ", "§7.4 (AMB-11 owner_choice)",
+                                        [(outer, f"{SCENE_TYPE_NAMES[outer]}（このシーンと同じ）"),
+                                         (other, SCENE_TYPE_NAMES[other])],
+                                        context={"outer": outer}, always_ask=True)
+        else:
+            st = outer if mode == "inherit" else mode
         self.set_t("scene_type", st, "§7.4 personal_scene_type (AMB-11)")
         self.ctx.narrate(GM, f"{owner.name} のパーソナルシーン（{SCENE_TYPE_NAMES[st]}）", "rules")
         cands = [p for p in self.appearing() if p is not owner and p.kind != "enemy"]

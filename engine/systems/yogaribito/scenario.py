@@ -232,7 +232,7 @@ class YogaribitoScenario(ScenarioBase):
             raise ValueError(f"ids used twice among pcs, npcs and enemies: {', '.join(dup)}")
         names: dict[str, list[str]] = {}
         for pc in self.pcs:  # a quickplay PC is called by its sample's name unless the sheet renames it
-            name = pc.name or (SAMPLE_PCS[pc.sample].name if pc.sample in SAMPLE_PCS else None)
+            name = pc.name or (SAMPLE_PCS[pc.sample].name if pc.sample is not None and pc.sample in SAMPLE_PCS else None)
             if name:
                 names.setdefault(name.strip(), []).append(pc.id)
         for n in self.npcs:
