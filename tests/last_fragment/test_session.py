@@ -251,13 +251,19 @@ def test_objects_and_items_are_described_when_found(path):
         s = play(path, seed)
         things = {**{o.id: (f"「{o.name}」", o.description) for o in s.game.sc.objects if o.description},
                   **{i.id: (f"アイテム「{i.name}」", i.description) for i in s.game.sc.items if i.description}}
-        told = {e.text for e in s.events if getattr(e, "type", None) == "narration"}
-        for label, desc in things.values():
-            hits = [t for t in told if t == f"{label}: {desc}"]
-            for e in s.events:
-                if getattr(e, "type", None) == "narration" and e.text == f"{label}: {desc}":
-                    assert getattr(e, "to", None) in (None, ()), "the whole table hears it"
-            seen += len(hits)
+        narrations = [e for e in s.events if getattr(e, "type", None) == "narration"]
+        for k, e in enumerate(narrations):
+            if "の発見: " not in e.text or "何も見つからない" in e.text:
+                continue
+            # every described object or item a discovery names is described right after it, to the whole table
+            named = e.text.split("の発見: ", 1)[1].split("、")
+            after = {x.text: x for x in narrations[k + 1 : k + 1 + len(named) * 2]}
+            for label, desc in things.values():
+                if label in named:
+                    told = after.get(f"{label}: {desc}")
+                    assert told is not None, (e.text, label)
+                    assert getattr(told, "to", None) in (None, ()), "the whole table hears it"
+                    seen += 1
         for c in s.game.t.pcs():
             obs = s.game.observation(c.id)
             notes = obs["me"].get("item_notes", {})
@@ -286,6 +292,10 @@ def test_owner_choice_lets_the_owner_pick_the_personal_scenes_type():
                     pick = d.option_ids[1]
                     s.answer({"choice": pick}, seq=d.seq)
                     assert s.game.t.scene_type == pick
+                    while s.game.session_m.state == "personal_scene" and not s.is_over:  # the personal scene plays out
+                        d = s.pending
+                        s.answer(ScriptedAgent().act(s.view(d)), policy="scripted", seq=d.seq)
+                    assert s.game.t.scene_type == outer, "the outer scene's type comes back"
                     continue
                 try:
                     s.answer(agent.act(s.view(d)), policy="random", seq=d.seq)

@@ -95,7 +95,7 @@ def create_pcs(game: BloodberryGame) -> Gen:
             if not name:
                 return "name: empty (§3 step 1)"
             if name in taken:
-                return f"name: {name!r} is taken; each character needs its own name (§3 step 1)"
+                return f"name: {name!r} is taken; each character needs its own name (§3 step 1; HOUSE: the table tells characters apart by name)"
             return None
 
         p = yield from game.ask_payload(pid, "cc.profile", f"PC{i}: 名前と設定", "§3 step 1", Profile, free,

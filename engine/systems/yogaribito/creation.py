@@ -1239,7 +1239,8 @@ class CreationMixin(GameBase):
             if not p.name.strip():
                 return "name: empty (§3.1 step 8 D16)"
             if p.name.strip() in taken:
-                return f"name: {p.name.strip()!r} is taken; each character needs its own name (§3.1 step 8 D16)"
+                return (f"name: {p.name.strip()!r} is taken; each character needs its own name (§3.1 step 8 D16; "
+                        "HOUSE: the table tells characters apart by name)")
             return None
 
         taken = {c.name.strip() for c in self.t.chars.values() if c.id != pc_id}
