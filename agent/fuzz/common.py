@@ -19,6 +19,7 @@ import signal
 import threading
 import time
 import traceback
+import types
 import typing
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -91,6 +92,12 @@ def _allowed(annotation: Any, metadata: Sequence[Any]) -> list[Any] | None:
     """The values a flag may take from its type: a Literal's values, both booleans, an enum's members, or the whole
     numbers between the field's bounds; None for a type without a closed set of values."""
     origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) == 1 and len(typing.get_args(annotation)) == 2:  # Optional[X]: X's values and None
+            inner = _allowed(args[0], metadata)
+            return [*inner, None] if inner else None
+        return None
     if origin is typing.Literal:
         return list(typing.get_args(annotation))
     if annotation is bool:

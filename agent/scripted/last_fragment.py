@@ -80,8 +80,22 @@ def gm_none(d: Decision, v: SeatView) -> Any:
 
 
 def gm_keep(d: Decision, v: SeatView) -> Any:
-    """gm_handout_assignment / gm_shock_targets: the scenario's (keep)."""
+    """gm_handout_assignment: the scenario's PC (keep)."""
     return _first(d, "keep")
+
+
+def shock_targets(d: Decision, v: SeatView) -> Any:
+    """gm_shock_targets: the scenario's targets; if none of them appears, every appearing PC (§8 default)."""
+    c = _ctx(d)
+    want = [o for o in d.option_ids if o in set(c.get("scenario_targets") or [])]
+    if not want:
+        want = [o for o in d.option_ids if (_chars(v).get(o) or {}).get("kind") == "pc"]
+    return {"choices": want or d.option_ids[:1]}
+
+
+def scene_appearance(d: Decision, v: SeatView) -> Any:
+    """all_pcs_in_every_scene = false: every PC appears (the HOUSE default)."""
+    return {"choices": list(d.option_ids)}
 
 
 def combat_participants(d: Decision, v: SeatView) -> Any:
@@ -145,7 +159,43 @@ def free_action(d: Decision, v: SeatView) -> Any:
         return "bp:bp_cleanse"
     if "dart" in ids and _dart(d, window, dict(c.get("darts") or {})):
         return "dart"
+    timed = _timing_skill(d)
+    if timed is not None:
+        return timed
     return "none"
+
+
+def _timing_skill(d: Decision) -> str | None:
+    """A round_start / round_end skill in the combat's free-action window (a scenario's HOUSE timing): the
+    combat_action preferences — a revive on an incapacitated ally, a heal on an ally with HP ≤ 5, an attack on the
+    lowest-HP foe (ties: seat order); bond and cleanse skills are left unused."""
+    c = _ctx(d)
+    picks = [o.split(":") for o in d.option_ids if o.startswith("skill:")]
+    if not picks:
+        return None
+    kinds: Mapping[str, str] = c.get("skill_kinds") or {}
+    side: Mapping[str, str] = c.get("side") or {}
+    hp: Mapping[str, int] = c.get("hp") or {}
+    max_hp: Mapping[str, int] = c.get("max_hp") or {}
+    inc = set(c.get("incapacitated") or [])
+    wd = set(c.get("withdrawn") or [])
+    mine = side.get(d.actor, "pc")
+
+    def ally(t: str) -> bool:
+        return (side.get(t) == "pc") == (mine == "pc")
+
+    for _, sid, t in picks:
+        if kinds.get(sid) == "revive" and ally(t) and t in inc:
+            return f"skill:{sid}:{t}"
+    for _, sid, t in picks:
+        if kinds.get(sid) == "heal" and ally(t) and t not in inc and hp.get(t, 99) <= 5 and hp.get(t, 99) < max_hp.get(t, 0):
+            return f"skill:{sid}:{t}"
+    foes = sorted({t for _, _, t in picks if not ally(t) and t not in inc and t not in wd},
+                  key=lambda t: (hp.get(t, 99), list(side).index(t) if t in side else 0))
+    for _, sid, t in picks:
+        if foes and t == foes[0] and kinds.get(sid) == "attack":
+            return f"skill:{sid}:{t}"
+    return None
 
 
 def dart_use(d: Decision, v: SeatView) -> Any:
@@ -192,12 +242,20 @@ def climax_declaration(d: Decision, v: SeatView) -> Any:
 # -- checks ----------------------------------------------------------------------------------------------------
 def item_request(d: Decision, v: SeatView) -> Any:
     """check_item_request: the first item iff the effective dice (with tokens) would be 0, or a shock check with
-    ≤ 1 die while the roller's abnormality Lv ≥ 3."""
+    ≤ 1 die while the roller's abnormality Lv ≥ 3; one's own before another's (item_use_on_others); after a
+    refusal (item_requests_per_check > 1) the next one."""
     c = _ctx(d)
     dice = int(c.get("dice_with_tokens", 1))
     if dice <= 0 or (c.get("check") == "shock" and dice <= 1 and int(c.get("abnormality_level", 0)) >= 3):
-        return _first(d, "item:0", "none")
+        own = [o for o in d.option_ids if o.startswith("item:")]
+        lent = [o for o in d.option_ids if o.startswith("lend:")]
+        return (own or lent or ["none"])[0]
     return "none"
+
+
+def item_lend(d: Decision, v: SeatView) -> Any:
+    """check_item_request for another's check (item_use_on_others): lend unless the owner is hostile."""
+    return "refuse" if _ctx(d).get("hostile") else _first(d, "accept")
 
 
 def approve(d: Decision, v: SeatView) -> Any:
@@ -426,6 +484,11 @@ def growth_skill(d: Decision, v: SeatView) -> Any:
     return _first(d, *SKILL_ORDER, "none")
 
 
+def bonus_item_name(d: Decision, v: SeatView) -> Any:
+    """gm_bonus_items, a new item (asked only after the GM chose to name one): the decision's sample name."""
+    return {"payload": dict((d.samples or [{"name": "記念品"}])[0])}
+
+
 def none_many(d: Decision, v: SeatView) -> Any:
     return {"choices": []}
 
@@ -454,6 +517,7 @@ POLICY: dict[str, Policy] = {
     "pc.climax_declaration": climax_declaration,
     "ck.item_request": item_request,
     "gm.item_approval": approve,
+    "ck.item_lend": item_lend,
     "ck.ability_choice": ability_choice,
     "ck.token_spend": token_spend,
     "ck.fumble_item_choice": fumble_item,
@@ -474,10 +538,12 @@ POLICY: dict[str, Policy] = {
     "cb.aftermath_action": aftermath,
     "cb.dart_use": dart_use,
     "gm.handout_assignment": gm_keep,
-    "gm.shock_targets": gm_keep,
+    "gm.shock_targets": shock_targets,
+    "gm.scene_appearance": scene_appearance,
     "cb.winner_loot": winner_loot,
     "inv.inventory_overflow": overflow,
     "gm.bonus_items": gm_none,
+    "gm.bonus_item_name": bonus_item_name,
     "cont.continue_pc": continue_pc,
     "cont.respec": keep,
     "cont.growth_ap_spend": growth_ap,

@@ -213,12 +213,12 @@ def test_scenario_texts_name_the_pcs_at_the_table(path):
     for old in ("早瀬湊", "雨宮栞", "神崎朔", "雨宮君", "みなとくん", "{pc:"):
         assert not [t for t in texts if old in t], old
     for c in s.game.t.pcs():
-        if c.handout:
-            assert c.handout.startswith(f"あなたは{c.name}。"), c.handout
+        for h in c.handouts:
+            assert h.startswith(f"あなたは{c.name}。"), h
     own = Session(load_scenario(path), seed=3, seats=seats.to_header())
     Table(own, seats, default_agent_factory(3), max_decisions=20_000).run()
-    assert all("{pc:" not in (c.handout or "") for c in own.game.t.pcs())
-    assert {c.handout.split("。")[0] for c in own.game.t.pcs() if c.handout} == {
+    assert all("{pc:" not in h for c in own.game.t.pcs() for h in c.handouts)
+    assert {h.split("。")[0] for c in own.game.t.pcs() for h in c.handouts} == {
         "あなたは早瀬湊", "あなたは雨宮栞", "あなたは神崎朔"}
 
 

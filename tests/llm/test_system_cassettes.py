@@ -61,3 +61,38 @@ def test_whole_sample_with_an_llm_gm(system_id, vcr, tmp_path, monkeypatch):
     verify(log, check=provenance)  # each answer is the model's parsed reply, or the logged fallback's
     if vcr.record_mode == "none":
         assert vcr.all_played, "the cassette has exchanges the session did not make"
+
+
+#: systems whose NPC and enemy (curse) seats have a recorded whole session (the other systems' NPC prompts are
+#: replayed by tests/llm/test_cassettes.py and the prompt tests)
+NPC_SYSTEMS = ("last_fragment",)
+
+
+@pytest.mark.vcr
+@pytest.mark.parametrize("system_id", NPC_SYSTEMS)
+def test_whole_sample_with_llm_npcs_and_enemies(system_id, vcr, tmp_path, monkeypatch):
+    """The first sample with every NPC and enemy seat on the model (the GM and the PCs scripted): each of those
+    seats' decisions that had a choice went to the model, whose replies the engine checked; the session finishes and
+    replays byte for byte, and every answer is its agent's."""
+    monkeypatch.chdir(ROOT)
+    info = next(s for s in systems() if s.id == system_id)
+    sample = info.sample_scenarios[0]
+    log = tmp_path / "llm.jsonl"
+    seats = SeatSpec.parse(["all=scripted", f"npcs=llm:{MODEL}"])
+    session = Session(load_scenario(sample), seed=SEED, log_path=log, seats=seats.to_header())
+    agent = _agent()
+    Table(session, seats, default_agent_factory(SEED, None, lambda policy: agent)).run()
+    assert session.is_over, f"{sample.name} did not finish"
+    calls = [e for e in session.events if isinstance(e, ModelCallEvent)]
+    roles = Counter(session.actor_role(e.actor) for e in calls)
+    assert calls and set(roles) == {"npc"}, roles
+    prompted = Counter(session.prompt_role(e.actor) for e in calls)
+    assert prompted["curse"] and prompted["npc"], f"both the NPC and the enemy template were used: {prompted}"
+    answers = [e for e in session.events if isinstance(e, AnswerEvent) and session.actor_role(e.actor) == "npc"]
+    called = {e.seq for e in calls}
+    unasked = Counter(e.kind for e in answers if e.policy != "forced" and e.seq not in called)
+    assert not unasked, f"NPC decisions answered without a model call: {dict(unasked)}"
+    verify(log)
+    verify(log, check=provenance)
+    if vcr.record_mode == "none":
+        assert vcr.all_played, "the cassette has exchanges the session did not make"

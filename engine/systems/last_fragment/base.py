@@ -182,32 +182,14 @@ class GameBase:
             return out
         if kind in ("investigation", "shock", "bond"):
             self.check_m.fire("begin")
-            if allow_item and c.items:
-                dice_now = self.effective(c, designated, st) + c.tokens
-                pairs: list[tuple[str, Label]] = [("none", "使わない")]
-                pairs += [(f"item:{i}", f"{self.iname(c.items, i)}を使う（自動成功）") for i in range(len(c.items))]
-                ch = yield from self.choose(
-                    c.id, "ck.item_request", f"{what}: アイテムを使って自動成功にする?", "§7.6 アイテム", pairs,
-                    context={"check": kind, "designated": designated, "effective_dice": self.effective(c, designated, st),
-                             "tokens": c.tokens, "dice_with_tokens": dice_now, "abnormality_level": c.abnormality_level,
-                             "items": list(c.items)})
-                if ch != "none":
-                    name = c.items[int(ch.split(":")[1])]
-                    v = yield from ask.approve(
-                        self.ctx, "gm", "gm.item_approval", name, f"{c.name} が「{name}」で{what}を自動成功にしたい。認める?",
-                        "§7.6 アイテム（GMの承認）", {"inappropriate": "状況にそぐわない"},
-                        context={"item": name, "actor": c.id, "check": kind, "designated": designated},
-                        data={"actor": c.id, "item": name})
-                    if v.approved:
-                        items = list(c.items)
-                        items.remove(name)
-                        self.set_attr(c, "items", items, "§7.6 使用したアイテムは失われる", name)
-                        out.update(result="auto_success", item=name, success=True, critical=False)
-                        self.check_m.fire("item_used")
-                        out["cid"] = self._record(c, kind, out, what, target)
-                        self.check_m.fire("done")
-                        return out
-                    self.ctx.narrate(GM, f"「{name}」は使われず手元に戻った。", "rules")
+            if allow_item:
+                used = yield from self.item_requests(c, kind, designated, what)
+                if used is not None:
+                    out.update(result="auto_success", item=used, success=True, critical=False)
+                    self.check_m.fire("item_used")
+                    out["cid"] = self._record(c, kind, out, what, target)
+                    self.check_m.fire("done")
+                    return out
             self.check_m.fire("no_item")
         else:
             self.check_m.fire("begin_skill")
@@ -249,6 +231,69 @@ class GameBase:
             else:
                 self.set_attr(c, "tokens", c.tokens + 1, "§5.1 クリティカルでトークン +1", what)
         return out
+
+    def item_requests(self, c: Char, kind: str, designated: str, what: str) -> Gen:
+        """§7.6 check_item_request before an investigation, shock or bond check: the roller may ask the GM to let an
+        item make the check an automatic success; the approved item is lost, a refused one returns (AMB-21: at most
+        ``item_requests_per_check`` requests, a refused item is not asked for again). With ``item_use_on_others``
+        (AMB-22) the roller may also ask another present character, who can act, to use one of its items
+        (``ck.item_lend``, then the GM). Returns the name of the item used, or None."""
+        st = self.t.scene_type
+        limit = self.cfg.item_requests_per_check
+        requests = 0
+        refused: list[tuple[str, str]] = []  # (owner, item name) not to be offered again in this check
+        while limit is None or requests < limit:
+            pairs: list[tuple[str, Label]] = [("none", "使わない")]
+            pairs += [(f"item:{i}", f"{self.iname(c.items, i)}を使う（自動成功）") for i in range(len(c.items))
+                      if (c.id, c.items[i]) not in refused]
+            if self.cfg.item_use_on_others:
+                for o in self.appearing():
+                    if o is c or o.incapacitated or o.withdrawn:
+                        continue
+                    pairs += [(f"lend:{o.id}:{i}", f"{o.name} の{self.iname(o.items, i)}を使ってもらう（自動成功）")
+                              for i in range(len(o.items)) if (o.id, o.items[i]) not in refused]
+            if len(pairs) == 1:
+                return None
+            dice_now = self.effective(c, designated, st) + c.tokens
+            ch = yield from self.choose(
+                c.id, "ck.item_request", f"{what}: アイテムを使って自動成功にする?", "§7.6 アイテム", pairs,
+                context={"check": kind, "designated": designated, "effective_dice": self.effective(c, designated, st),
+                         "tokens": c.tokens, "dice_with_tokens": dice_now, "abnormality_level": c.abnormality_level,
+                         "items": list(c.items), **({"requests": requests} if requests else {})})
+            if ch == "none":
+                return None
+            owner = c
+            if ch.startswith("lend:"):
+                _, oid, i = ch.split(":")
+                owner = self.t.chars[oid]
+                name = owner.items[int(i)]
+                ok = yield from self.choose(owner.id, "ck.item_lend", f"{c.name} の{what}に「{name}」を使う?",
+                                            "§7.6 アイテム (AMB-22 item_use_on_others)",
+                                            [("accept", "使う（アイテムは失われる）"), ("refuse", "使わない")],
+                                            context={"roller": c.id, "item": name, "check": kind,
+                                                     "hostile": owner.hostile}, always_ask=True)
+                if ok != "accept":
+                    self.ctx.narrate(GM, f"{owner.name} は「{name}」を使わなかった。", "rules")
+                    refused.append((owner.id, name))
+                    continue
+            else:
+                name = c.items[int(ch.split(":")[1])]
+            requests += 1
+            by = "" if owner is c else f"（{owner.name} のアイテム）"
+            v = yield from ask.approve(
+                self.ctx, "gm", "gm.item_approval", name, f"{c.name} が「{name}」{by}で{what}を自動成功にしたい。認める?",
+                "§7.6 アイテム（GMの承認）", {"inappropriate": "状況にそぐわない"},
+                context={"item": name, "actor": c.id, "check": kind, "designated": designated,
+                         **({"owner": owner.id} if owner is not c else {})},
+                data={"actor": c.id, "item": name, **({"owner": owner.id} if owner is not c else {})})
+            if v.approved:
+                items = list(owner.items)
+                items.remove(name)
+                self.set_attr(owner, "items", items, "§7.6 使用したアイテムは失われる", name)
+                return name
+            self.ctx.narrate(GM, f"「{name}」は使われず手元に戻った。", "rules")
+            refused.append((owner.id, name))
+        return None
 
     def _record(self, c: Char, kind: str, out: dict[str, Any], what: str, target: str) -> str:
         res = out["result"]
@@ -379,6 +424,9 @@ class GameBase:
 
     def present(self, c: Char) -> bool:  # overridden by the game (who appears now)
         return c.is_pc
+
+    def appearing(self) -> list[Char]:
+        return [c for c in self.t.chars.values() if self.present(c)]
 
     # -- bonds (§7.4) ------------------------------------------------------------------------------------------
     def bond_label(self, t: str) -> str:

@@ -48,8 +48,8 @@ class CombatMixin(ScenesMixin):
         used = c.used_round if combat else c.used_scene
         for sid in c.skills:
             sk = self.tb.skills.get(sid)
-            if sk is None or sid in used or sid in (declared or ()):
-                continue
+            if sk is None or sid in used or sid in (declared or ()) or sk.timing != "tsuujou":
+                continue  # a round_start / round_end skill is used in its free-action window (timing_options)
             if self.t.scene_type == "daily" and self.tb.category(sk.ability) == "inou":
                 continue  # AMB-37: a 異能 skill is unusable in daily scenes
             if combat and sp_left is not None and sk.sp_cost > sp_left:
@@ -61,11 +61,41 @@ class CombatMixin(ScenesMixin):
                     pairs.append((f"skill2:{sid}:{p.id}", f"{sk.name}＋絆の力②（ダメージ2倍）→ {p.name}"))
         return pairs
 
-    def use_skills(self, c: Char, picks: list[str], combat: bool) -> Gen:
+    def timing_options(self, c: Char, window: str) -> list[tuple[str, Label]]:
+        """§9.6 HOUSE timings: in the combat's free-action window "start" the skills of timing round_start, in "end"
+        those of round_end; once per round each, within the SP left (a combat-only vocabulary: outside the combat's
+        rounds these skills are not used)."""
+        timing = {"combat_start": "round_start", "combat_end": "round_end"}.get(window)
+        if timing is None or not self.in_combat or not c.combatant or c.incapacitated or c.withdrawn:
+            return []
+        pairs: list[tuple[str, Label]] = []
+        for sid in c.skills:
+            sk = self.tb.skills.get(sid)
+            if sk is None or sk.timing != timing or sid in c.used_round or sk.sp_cost > c.sp_left:
+                continue
+            if self.t.scene_type == "daily" and self.tb.category(sk.ability) == "inou":
+                continue  # AMB-37
+            when = "ラウンド開始時" if timing == "round_start" else "ラウンド終了時"
+            for p in self.skill_targets(c, sid):
+                pairs.append((f"skill:{sid}:{p.id}", f"{sk.name}（{when}、{self.aname(sk.ability)}、SP{sk.sp_cost}）→ {p.name}"))
+        return pairs
+
+    def timing_skill(self, c: Char, pick: str) -> Gen:
+        sid = pick.split(":")[1]
+        self.set_attr(c, "sp_left", c.sp_left - self.tb.skills[sid].sp_cost, "§7.9.2 SP（宣言時に消費, AMB-26）", sid)
+        self.set_attr(c, "used_round", [*c.used_round, sid], "§9.6 1ラウンドにつき1回")
+        yield from self.use_skills(c, [pick], combat=True)
+
+    def free_options(self, c: Char, window: str) -> list[tuple[str, Label]]:
+        return [*super().free_options(c, window), *self.timing_options(c, window)]
+
+    def use_skills(self, c: Char, picks: list[str], combat: bool, resolve_all: bool = False) -> Gen:
+        """Resolve declared skills in order. Sequential (AMB-35 default): a user incapacitated mid-bundle loses the
+        rest; ``resolve_all`` (resolution_mode = simultaneous): every declared skill resolves."""
         for pick in picks:
             kind, sid, tid = pick.split(":")
             sk = self.tb.skills[sid]
-            if c.incapacitated:
+            if c.incapacitated and not resolve_all:
                 self.ctx.narrate(GM, f"{c.name} は行動不能: 残りのスキル（{sk.name}）は使えない。", "rules")
                 break
             if not combat:
@@ -188,6 +218,8 @@ class CombatMixin(ScenesMixin):
         ctx["incapacitated"] = [p.id for p in self.t.chars.values() if p.incapacitated]
         ctx["withdrawn"] = [p.id for p in self.t.chars.values() if p.withdrawn]
         ctx["darts"] = {oid: str(lab) for oid, lab in self.dart_options(c, window)}
+        if self.timing_options(c, window):
+            ctx["skill_kinds"] = {s: self.tb.skills[s].kind for s in c.skills if s in self.tb.skills}
         return ctx
 
     def side(self, p: Char) -> str:
@@ -196,6 +228,7 @@ class CombatMixin(ScenesMixin):
     # -- the climax (§6, §7.9) ---------------------------------------------------------------------------------
     def climax_phase(self) -> Gen:
         self.set_t("phase", "climax", "§6 climax_phase")
+        self.set_t("absent", [], "§6 climax_phase（全員が登場する）")
         met = [c.id for c in self.t.others() if c.id not in self.t.met]
         if met:
             self.set_t("met", [*self.t.met, *met], "§6 climax_phase（登場）")
@@ -264,11 +297,26 @@ class CombatMixin(ScenesMixin):
             order = self.order(parts)
             yield from self.faw(order, "start")
             self.combat_m.fire("act")
-            for p in order:
-                if p.withdrawn or p.incapacitated:
-                    continue
-                yield from self.combat_action(p, rnd)
-                yield from self.faw(order, "after_action")
+            if self.cfg.resolution_mode == "simultaneous":
+                # AMB-35 simultaneous: every actor declares first (in initiative order, each seeing the declarations
+                # before it), then every declared skill resolves, even if its user was incapacitated in the step
+                decls: dict[str, list[str]] = {}
+                for p in order:
+                    if p.withdrawn or p.incapacitated:
+                        continue
+                    decls[p.id] = yield from self.declare(p, rnd)
+                for p in order:
+                    if p.id not in decls:
+                        continue
+                    if decls[p.id]:
+                        yield from self.use_skills(p, decls[p.id], combat=True, resolve_all=True)
+                    yield from self.faw(order, "after_action")
+            else:
+                for p in order:
+                    if p.withdrawn or p.incapacitated:
+                        continue
+                    yield from self.combat_action(p, rnd)
+                    yield from self.faw(order, "after_action")
             self.combat_m.fire("close")
             yield from self.faw(order, "end")
             active = [p for p in parts if not p.withdrawn and not p.incapacitated]
@@ -314,6 +362,13 @@ class CombatMixin(ScenesMixin):
             yield from self.free_window(p, f"combat_{window}")
 
     def combat_action(self, c: Char, rnd: int) -> Gen:
+        declared = yield from self.declare(c, rnd)
+        if declared:
+            yield from self.use_skills(c, declared, combat=True)
+
+    def declare(self, c: Char, rnd: int) -> Gen:
+        """combat_action: a bundle of 通常時 skills within the SP left, one at a time, then done (SP spent and the
+        skills marked used as they are declared, AMB-26). Returns the declared picks."""
         declared: list[str] = []
         while True:
             names = [x.split(":")[1] for x in declared]
@@ -332,8 +387,13 @@ class CombatMixin(ScenesMixin):
             declared.append(ch)
             self.set_attr(c, "sp_left", c.sp_left - self.tb.skills[sid].sp_cost, "§7.9.2 SP（宣言時に消費, AMB-26）", sid)
             self.set_attr(c, "used_round", [*c.used_round, sid], "§9.6 1ラウンドにつき1回")
-        if declared:
-            yield from self.use_skills(c, declared, combat=True)
+        if declared and self.cfg.resolution_mode == "simultaneous":
+            self.ctx.narrate(GM, f"{c.name} の行動宣言: " + "、".join(self.pick_text(x) for x in declared), "rules")
+        return declared
+
+    def pick_text(self, pick: str) -> str:
+        kind, sid, tid = pick.split(":")
+        return f"{self.tb.skills[sid].name}" + ("＋絆の力②" if kind == "skill2" else "") + f"→{self.who(tid)}"
 
     def aftermath(self) -> Gen:
         """§6 climax_aftermath (HOUSE): free actions and each skill once (SP ignored) until a pass of passes."""

@@ -44,8 +44,11 @@ class LastFragmentConfig(BaseModel):
     abnormality_list: tuple[AbnormalityRow, ...] | None = Field(None, description="§9.8 (null: the house list)")
     house_abnormality_drawbacks: bool = Field(True, description="§9.8 HOUSE")
     max_tokens_per_check: int | None = Field(None, ge=0, le=99, description="AMB-1 (null: unlimited)")
-    item_requests_per_check: Literal[1] = Field(1, description="AMB-21")
-    item_use_on_others: Literal[False] = Field(False, description="AMB-22")
+    item_requests_per_check: int | None = Field(
+        1, ge=1, le=99, description="AMB-21: item requests to the GM per check (null: unlimited; a refused item is "
+                                    "not asked for again in the same check)")
+    item_use_on_others: bool = Field(False, description="AMB-22: true = the roller may ask another present character "
+                                                        "to use its item for the roller's check (ck.item_lend)")
     investigation_limit_mode: Literal["once_per_target", "scene_time"] = Field("once_per_target",
                                                                                description="Appendix A.4")
     secret_reveal_public: bool = Field(False, description="AMB-12")
@@ -58,10 +61,13 @@ class LastFragmentConfig(BaseModel):
     bond_power_double_consumed_on_fail: bool = Field(True, description="AMB-7")
     climax_gate: Literal["all_pcs", "any_pc"] = Field("all_pcs", description="AMB-33")
     climax_scene_type: Literal["nondaily", "daily", "last_scene"] = Field("nondaily", description="AMB-40")
-    all_pcs_in_every_scene: Literal[True] = Field(True, description="HOUSE")
+    all_pcs_in_every_scene: bool = Field(True, description="HOUSE: false = the GM chooses which PCs appear in each "
+                                                           "scene (gm.scene_appearance)")
     allow_backtrack: bool = Field(False, description="WIKI")
     initiative_order: Literal["seat", "sp_desc", "sp_asc"] = Field("seat", description="AMB-24")
-    resolution_mode: Literal["sequential"] = Field("sequential", description="AMB-35")
+    resolution_mode: Literal["sequential", "simultaneous"] = Field(
+        "sequential", description="AMB-35: simultaneous = every actor declares first, then every declared skill "
+                                  "resolves, even if its user was incapacitated earlier in the step")
     max_combat_rounds: int = Field(30, ge=1, le=999, description="HOUSE safety",
                                    json_schema_extra={"safety_cap": True})
     max_cycles_per_scene: int = Field(12, ge=1, le=999, description="HOUSE safety: the GM ends a scene after so many "
@@ -76,7 +82,11 @@ class LastFragmentConfig(BaseModel):
     shock_on_incapacitated: Literal["skip", "auto_fail"] = Field("skip", description="AMB-39")
     ending_precedence: Literal["death_first", "missing_first"] = Field("death_first", description="AMB-18")
     respec_requires_unspent_ap: bool = Field(True, description="AMB-44")
-    memorialize_timing: Literal["between_sessions"] = Field("between_sessions", description="AMB-42")
+    memorialize_timing: Literal["between_sessions", "anytime"] = Field(
+        "between_sessions", description="AMB-42: anytime = also as a free action during the session")
+    max_item_name_vetoes: int = Field(3, ge=0, le=20, description="HOUSE safety: rename demands of the GM per PC "
+                                                                  "(gm.item_name_veto)",
+                                      json_schema_extra={"safety_cap": True})
     sp_outside_combat: Literal["ignore"] = Field("ignore", description="AMB-27")
     dart_timing: Literal["climax", "combat_only"] = Field("climax", description="AMB-30")
 

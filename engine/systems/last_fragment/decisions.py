@@ -34,8 +34,10 @@ DECISIONS: Mapping[str, DecisionSpec] = decision_table([
     # -- the main phase (§6, §7.1–§7.6) ----------------------------------------------------------------------------
     D("gm.handout_assignment", "gm", "one", "§6 setup", no="keep",
       doc="gm_handout_assignment: keep (the scenario's PC) / another PC"),
-    D("gm.shock_targets", "gm", "one", "§7.3 対象", public=True, no="keep",
-      doc="gm_shock_targets: keep (the trigger's targets) / pcs / all appearing"),
+    D("gm.shock_targets", "gm", "many", "§7.3 対象", public=True,
+      doc="gm_shock_targets: any set (≥ 1) of the appearing characters; the trigger's targets are the default"),
+    D("gm.scene_appearance", "gm", "many", "§6 scene_enter (HOUSE)", public=True,
+      doc="all_pcs_in_every_scene = false: the PCs who appear in the scene (≥ 1; default all)"),
     D("gm.next_scene", "gm", "one", "§6 scene_select", public=True, doc="gm_next_scene"),
     D("gm.stuck_resolution", "gm", "one", "§6 gm_stuck (HOUSE)", public=True,
       doc="gm_stuck_resolution: force:<scene> / end_main_phase"),
@@ -47,12 +49,16 @@ DECISIONS: Mapping[str, DecisionSpec] = decision_table([
       doc="pc_main_action: investigate:<target> / personal_scene / skill:<skill>:<target> / skill2:… (with ②) / pass"),
     D("pc.free_action", "any", "one", "§6 / §7.9.4 フリーアクション", no="none",
       doc="pc_free_action: none / share:<fragment>:<pcs|char> / come_out:<secret> / give:<i>:<char> / "
-          "discard:<i> / take:<item> / bp:<bond power> / dart (then cb.dart_use)"),
+          "discard:<i> / take:<item> / bp:<bond power> / dart (then cb.dart_use) / memorialize:<i> "
+          "(memorialize_timing = anytime) / skill:<skill>:<target> (a round_start / round_end skill in the combat's "
+          "window)"),
     D("pc.climax_declaration", "pc", "one", "§6 climax_declaration", public=True, no="pass",
       doc="climax_declaration: yes / pass (not yet)"),
     # -- checks (§5.1, §7.6) ---------------------------------------------------------------------------------------
     D("ck.item_request", "any", "one", "§7.6 アイテム", reaction=True, public=True, no="none",
-      doc="check_item_request: none / item:<i>"),
+      doc="check_item_request: none / item:<i> / lend:<owner>:<i> (item_use_on_others)"),
+    D("ck.item_lend", "any", "one", "§7.6 アイテム (AMB-22 item_use_on_others)", public=True, no="refuse",
+      doc="check_item_request for another's check (item_use_on_others): the owner's accept / refuse"),
     D("gm.item_approval", "gm", "one", "§7.6", speech=True, public=True, doc="gm_item_approval: approve / reject"),
     D("ck.ability_choice", "any", "one", "§5.1 右端の異能", reaction=True, public=True,
       doc="check_ability_choice: the designated ability or its row's 異能 (non-daily)"),
@@ -86,7 +92,10 @@ DECISIONS: Mapping[str, DecisionSpec] = decision_table([
     D("cb.winner_loot", "any", "one", "§7.10 勝者", public=True, no="none", doc="winner_loot"),
     # -- inventory, ending, continuation (§7.6, §7.11, §7.12) -----------------------------------------------------
     D("inv.inventory_overflow", "any", "one", "§7.6 アイテム枠", public=True, doc="inventory_overflow: discard / give"),
-    D("gm.bonus_items", "gm", "one", "§7.11 gm_bonus_items", public=True, no="none", doc="gm_bonus_items"),
+    D("gm.bonus_items", "gm", "one", "§7.11 gm_bonus_items", public=True, no="none",
+      doc="gm_bonus_items: none / item:<scenario item> / new (then gm.bonus_item_name), asked until none"),
+    D("gm.bonus_item_name", "gm", "payload", "§7.11 gm_bonus_items", public=True,
+      doc="gm_bonus_items: the name of a new item the GM gives"),
     D("cont.continue_pc", "any", "one", "§7.12 継続", public=True, no="none",
       doc="continue_pc: continue / retire (生還); none / npc (the GM, 失踪)"),
     D("cont.respec", "pc", "one", "§7.12 振り直し (AMB-44)", public=True, no="none", doc="respec"),

@@ -60,6 +60,13 @@ class ItemNames(BaseModel):
     names: list[str] = Field(default_factory=list, max_length=5)
 
 
+class BonusItem(BaseModel):
+    """gm_bonus_items (§7.11): a new item the GM names for a survivor."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, max_length=40, pattern=r"\S", description="アイテムの名前")
+
+
 class LastFragmentGame(CombatMixin):
     def __init__(self, ctx: GameContext):
         self.ctx = ctx
@@ -165,7 +172,8 @@ class LastFragmentGame(CombatMixin):
                      "description": self.txt(s.description) if s.description else s.description,
                      "revealed": [{"kind": p.kind, "id": p.ref, "name": self.placed_name(p.kind, p.ref)}
                                   for p in s.placed if p.ref in self.t.revealed],
-                     "loose_items": [self.items[r].name for r in self.t.loose], "cycle": self.t.cycle}
+                     "loose_items": [self.items[r].name for r in self.t.loose], "cycle": self.t.cycle,
+                     **({"absent": [self.who(x) for x in self.t.absent]} if self.t.absent else {})}
         obs: dict[str, Any] = {
             "system": "last_fragment",
             "scenario": {"title": self.sc.title, "summary": self.txt(self.sc.summary), "setting": self.txt(self.sc.setting)},
@@ -182,14 +190,14 @@ class LastFragmentGame(CombatMixin):
         if me is not None:
             obs["ability_names"] = {a: self.tb.names.get(a, a) for a in self.tb.order if self.level(me, a)}
             obs["me"] = {**self._sheet(me), "fragments": [self._frag_view(f) for f in self.held(actor)],
-                         "handout": me.handout,
+                         "handouts": list(me.handouts),
                          "holds_last_fragment": self.holds(actor, self.last_id)}
         if actor == GM:
             obs["gm"] = {
                 "gm_notes": self.txt(self.sc.gm_notes),
                 "fragments": {f: {**self._frag_view(f), "holders": list(self.t.holders.get(f, []))} for f in self.frag},
                 "unlock": {s.id: condition_text(s.unlock) for s in self.sc.scenes},
-                "handouts": {c.id: c.handout for c in self.t.pcs() if c.handout},
+                "handouts": {c.id: list(c.handouts) for c in self.t.pcs() if c.handouts},
             }
         return obs
 
@@ -202,8 +210,8 @@ class LastFragmentGame(CombatMixin):
         """Every fragment text with its holders (and the GM); handouts; the GM's notes."""
         out = [Secret(self.txt(f.text), frozenset([*self.t.holders.get(f.id, []), GM])) for f in self.sc.fragments]
         for c in self.t.pcs():
-            if c.handout:
-                out.append(Secret.of(c.handout, c.id, GM))
+            for h in c.handouts:
+                out.append(Secret.of(h, c.id, GM))
         if self.sc.gm_notes:
             out.append(Secret.of(self.txt(self.sc.gm_notes), GM))
         return out
@@ -282,18 +290,18 @@ class LastFragmentGame(CombatMixin):
         c.hp = c.max_hp
 
     def assign_handouts(self) -> Gen:
-        """gm_handout_assignment (§6 setup): each handout to a PC; the scenario's PC unless the GM moves it (a PC holds
-        at most one handout). Returns handout index → PC id."""
+        """gm_handout_assignment (§6 setup): each handout to a PC; the scenario's PC unless the GM gives it to another
+        PC. A PC may hold several handouts (a scenario may give one PC two); the GM's options are every PC at the
+        table. Returns handout index → PC id."""
         out: dict[int, str] = {}
         for k, h in enumerate(self.sc.handouts):
-            taken = set(out.values())
-            free = [p for p in self.t.pcs() if p.id not in taken]
-            if not free:
+            pcs = self.t.pcs()
+            if not pcs:
                 break
             pairs: list[tuple[str, Label]] = []
-            if h.pc in self.t.chars and h.pc not in taken:
+            if h.pc in self.t.chars:
                 pairs.append(("keep", f"シナリオどおり {self.who(h.pc)} に渡す"))
-            pairs += [(p.id, f"{p.name} に渡す") for p in free if p.id != h.pc]
+            pairs += [(p.id, f"{p.name} に渡す") for p in pcs if p.id != h.pc]
             ch = yield from self.choose("gm", "gm.handout_assignment", f"ハンドアウト{k + 1}を渡す PC", "§6 setup",
                                         pairs, context={"handout": k, "scenario_pc": h.pc})
             out[k] = h.pc if ch == "keep" else ch
@@ -306,8 +314,9 @@ class LastFragmentGame(CombatMixin):
             if pid is None or pid not in self.t.chars:  # a PC retired from the campaign (死亡, 失踪, 引退) does not appear
                 continue
             c = self.t.chars[pid]
-            c.handout = self.txt(h.text)
-            self.ctx.whisper([c.id], f"ハンドアウト: {c.handout}")
+            text = self.txt(h.text)
+            c.handouts.append(text)
+            self.ctx.whisper([c.id], f"ハンドアウト: {text}")
             for f in h.secret_fragments:
                 if f not in c.secrets:
                     c.secrets.append(f)
@@ -366,10 +375,16 @@ class LastFragmentGame(CombatMixin):
             self.set_attr(c, "skills", [*c.skills, *picks], rule)
 
     def name_items(self, c: Char, n: int) -> Gen:
-        """cc_initial_item_names and gm_item_name_veto (WIKI: the GM may demand a rename, once here, HOUSE)."""
+        names = yield from self.ask_item_names(c, n)
+        for name in names:
+            yield from self.add_item(c, name, "§3 6 初期取得アイテム")
+
+    def ask_item_names(self, c: Char, n: int, first: int = 1) -> Gen:
+        """cc_initial_item_names and gm_item_name_veto (WIKI: the GM may demand a rename; HOUSE safety: at most
+        ``max_item_name_vetoes`` demands per PC, then the names stand)."""
         if n <= 0:
-            return
-        default = [f"持ち物{i + 1}" for i in range(n)]
+            return []
+        default = [f"持ち物{first + i}" for i in range(n)]
 
         def check(p: BaseModel) -> str | None:
             names = [x.strip() for x in p.names]  # type: ignore[attr-defined]
@@ -377,20 +392,25 @@ class LastFragmentGame(CombatMixin):
                 return f"name at most {n} items, none empty"
             return None
 
-        for attempt in range(2):
+        vetoes = 0
+        while True:
             p = yield from ask.ask_payload(c.id, "cc.initial_item_names", f"初期取得アイテムを{n}つ名付ける",
                                            "§3 6 cc_initial_item_names", ItemNames, check,
-                                           context={"count": n, "default": default}, samples=[{"names": default}])
+                                           context={"count": n, "default": default,
+                                                    **({"renames_asked": vetoes} if vetoes else {})},
+                                           samples=[{"names": default}])
             names = [x.strip() for x in p.names]
-            if attempt == 0 and names:
-                ch = yield from self.choose("gm", "gm.item_name_veto", f"{c.name} の初期アイテム: " + "、".join(names),
-                                            "§3 6 (WIKI)", [("keep", "認める"), ("rename", "名前の変更を求める")],
-                                            context={"names": names}, always_ask=True)
-                if ch == "rename":
-                    continue
-            break
-        for name in names:
-            yield from self.add_item(c, name, "§3 6 初期取得アイテム")
+            if not names or vetoes >= self.cfg.max_item_name_vetoes:
+                break
+            ch = yield from self.choose("gm", "gm.item_name_veto", f"{c.name} の初期アイテム: " + "、".join(names),
+                                        "§3 6 (WIKI)", [("keep", "認める"), ("rename", "名前の変更を求める")],
+                                        context={"names": names, "renames_asked": vetoes,
+                                                 "max": self.cfg.max_item_name_vetoes}, always_ask=True)
+            if ch != "rename":
+                break
+            vetoes += 1
+            self.ctx.narrate(GM, f"語り部が {c.name} に初期アイテムの名前の変更を求めた（" + "、".join(names) + "）。", "rules")
+        return names
 
     # ==========================================================================================================
     # the session (§6)
@@ -461,13 +481,7 @@ class LastFragmentGame(CombatMixin):
                 self.set_attr(c, "ap_total", c.ap_total + 1, "§7.11 生還 +1AP")
                 self.set_attr(c, "skill_slots", c.skill_slots + 1, "§7.11 生還 +1スキル枠")
                 self.set_attr(c, "survived", c.survived + 1, "§7.11")
-                pairs: list[tuple[str, Label]] = [("none", "渡さない")]
-                pairs += [(f"item:{i.id}", f"「{i.name}」を渡す") for i in self.sc.items]
-                ch = yield from self.choose("gm", "gm.bonus_items", f"{c.name} にアイテムを渡す?", "§7.11 gm_bonus_items", pairs,
-                                            context={"pc": c.id})
-                if ch != "none":
-                    yield from self.add_item(c, self.items[ch.split(":", 1)[1]].name, "§7.11 gm_bonus_items")
-                    self.describe([ch.split(":", 1)[1]])
+                yield from self.bonus_items(c)
         cont: dict[str, bool] = {}
         for c in self.t.pcs():
             e = endings[c.id]
@@ -490,6 +504,32 @@ class LastFragmentGame(CombatMixin):
                 "fragments": {f: len([h for h in hs if self.t.chars[h].is_pc]) for f, hs in holders.items()},
                 "rounds": self.t.round, "session_no": self.t.session_no,
                 "campaign": self.campaign_state(cont)}
+
+    def bonus_items(self, c: Char) -> Gen:
+        """§7.11 gm_bonus_items: the GM may give a survivor 0..n items, one at a time: a scenario item or a new one it
+        names (gm.bonus_item_name); the overflow rule applies after each. HOUSE: at most ``inventory_max`` gifts per
+        survivor, so that the question ends."""
+        for k in range(self.cfg.inventory_max):
+            pairs: list[tuple[str, Label]] = [("none", "渡さない" if k == 0 else "これ以上渡さない")]
+            pairs += [(f"item:{i.id}", f"「{i.name}」を渡す") for i in self.sc.items]
+            pairs.append(("new", "新しいアイテムを名付けて渡す"))
+            ch = yield from self.choose("gm", "gm.bonus_items", f"{c.name} にアイテムを渡す?", "§7.11 gm_bonus_items", pairs,
+                                        context={"pc": c.id, "given": k, "held": len(c.items),
+                                                 "max": self.cfg.inventory_max})
+            if ch == "none":
+                return
+            if ch == "new":
+                p = yield from ask.ask_payload("gm", "gm.bonus_item_name", f"{c.name} に渡す新しいアイテムの名前",
+                                               "§7.11 gm_bonus_items", BonusItem, None, context={"pc": c.id},
+                                               samples=[{"name": "記念品"}])
+                name = p.name.strip()
+                self.ctx.narrate(GM, f"語り部が {c.name} に「{name}」を渡した。", "rules")
+                yield from self.add_item(c, name, "§7.11 gm_bonus_items")
+            else:
+                ref = ch.split(":", 1)[1]
+                self.ctx.narrate(GM, f"語り部が {c.name} に「{self.items[ref].name}」を渡した。", "rules")
+                yield from self.add_item(c, self.items[ref].name, "§7.11 gm_bonus_items")
+                self.describe([ref])
 
     def campaign_state(self, cont: dict[str, bool]) -> dict[str, Any]:
         """What the next session of a campaign loads (§9.9): surviving, continued PCs' sheets."""
@@ -560,20 +600,26 @@ class LastFragmentGame(CombatMixin):
         """§7.12 next_session_items: 0–2 picks (AMB-41), new names or memorialized items, then the overflow rule."""
         n = self.cfg.initial_items
         k = len(c.items) + len(c.memories) + 1
-        pairs: list[tuple[str, Label]] = [(f"new:{i + 1}", f"新しいアイテム「持ち物{k + i}」") for i in range(n)]
+        pairs: list[tuple[str, Label]] = [(f"new:{i + 1}", f"新しいアイテム（{i + 1}つ目: 名前はこのあと付ける）")
+                                          for i in range(n)]
         pairs += [(f"memory:{i}", f"思い出の{self.iname(c.memories, i)}を再取得する") for i in range(len(c.memories))]
         picks = yield from self.choose_many(c.id, "cont.next_session_items", f"新たな初期取得アイテム（{n}つまで）",
                                             "§7.12 (AMB-41)", pairs, 0, min(n, len(pairs)),
                                             context={"held": len(c.items), "max": self.cfg.inventory_max})
+        # the new ones are named freely, as at creation (cc_initial_item_names, with the GM's veto); a player may
+        # name fewer than it picked (AMB-41: taking them is optional)
+        names = yield from self.ask_item_names(c, sum(1 for p in picks if p.startswith("new:")), first=k)
         mem = list(c.memories)
         for p in picks:
             kind, x = p.split(":")
             if kind == "new":
-                name = f"持ち物{k + int(x) - 1}"
+                if not names:
+                    continue
+                name = names.pop(0)
             else:
                 name = c.memories[int(x)]
                 mem.remove(name)
-            self.set_attr(c, "memories", list(mem), "§7.12 再取得")
+                self.set_attr(c, "memories", list(mem), "§7.12 再取得")
             yield from self.add_item(c, name, "§7.12 新たな初期取得アイテム")
 
 

@@ -17,7 +17,7 @@ from .scenario import LastFragmentScenario
 
 __all__ = ["INFO", "VERSION"]
 
-VERSION = "0.1.2"
+VERSION = "0.2.0"
 _HERE = Path(__file__).resolve().parent
 _ROOT = _HERE.parents[2]
 
@@ -47,11 +47,12 @@ LABELS = {
     "hp": "HP", "max_hp": "最大HP", "tokens": "トークン", "abilities": "アビリティ", "skills": "スキル", "items": "アイテム",
     "abnormalities": "異常性", "abnormality_level": "異常性Lv", "bonds": "絆", "bond_powers_used": "使用した絆の力",
     "ap_unspent": "未使用AP", "skill_slots": "スキル枠", "memories": "思い出", "personal_scenes_used": "パーソナルシーン",
-    "fragments": "フラグメント", "handout": "ハンドアウト", "scene": "シーン", "revealed": "発見されたもの",
+    "fragments": "フラグメント", "handouts": "ハンドアウト", "scene": "シーン", "revealed": "発見されたもの",
     "loose_items": "落ちているアイテム", "visited": "訪れたシーン", "incapacitated": "行動不能", "withdrawn": "離脱",
     "sp": "SP", "sp_left": "残りSP", "combat": "戦闘", "round": "ラウンド", "winner": "勝者", "losers": "敗者",
     "attempts": "調査済み", "session_no": "セッション", "title": "肩書", "seat": "席", "secret_ability": "秘密の指定アビリティ",
     "holds_last_fragment": "ラストフラグメントを所持", "cycle": "巡目",
+    "absent": "登場していない PC", "item_notes": "アイテムの説明",
 }
 
 INFO = register_system(

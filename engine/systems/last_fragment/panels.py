@@ -22,6 +22,8 @@ def _scene(obs: Mapping[str, Any]) -> Panel | None:
             ("発見されたもの", "、".join(str(r.get("name")) for r in s.get("revealed") or []) or "なし")]
     if s.get("loose_items"):
         rows.append(("落ちているアイテム", "、".join(s["loose_items"])))
+    if s.get("absent"):
+        rows.append(("登場していない PC", "、".join(s["absent"])))
     lines = [str(s["description"])] if s.get("description") else []
     if obs.get("visited"):
         lines.append("訪れたシーン: " + "→".join(obs["visited"]))
@@ -62,8 +64,8 @@ def _sheet(c: Mapping[str, Any], names: Mapping[str, str]) -> Panel:
         lines.append(f"異常性: {a.get('name')}（Lv{a.get('level')}）" + ("（ダート使用済み）" if a.get("dart_used") else ""))
     for name, text in (c.get("item_notes") or {}).items():
         lines.append(f"アイテム「{name}」: {text}")
-    if c.get("handout"):
-        lines.append(f"ハンドアウト: {c['handout']}")
+    for h in c.get("handouts") or []:
+        lines.append(f"ハンドアウト: {h}")
     for f in c.get("fragments") or []:
         tag = "ラスト" if f.get("kind") == "last" else "シークレット" if f.get("secret") else ""
         lines.append(f"{tag}フラグメント「{f.get('name')}」: {f.get('text')}")

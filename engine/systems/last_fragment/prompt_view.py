@@ -20,7 +20,7 @@ def _character(c: Mapping[str, Any], mine: bool) -> dict[str, Any]:
     if c.get("abnormality_level"):
         out["abnormality_level"] = c["abnormality_level"]
     if mine:
-        for k in ("abilities", "skills", "items", "tokens", "bonds", "bond_powers_used", "fragments", "handout",
+        for k in ("abilities", "skills", "items", "tokens", "bonds", "bond_powers_used", "fragments", "handouts",
                   "sp_left"):
             if c.get(k):
                 out[k] = c[k]

@@ -258,7 +258,9 @@ class SkillSpec(_M):
     kind: Literal["attack", "heal", "revive", "bond", "cleanse"]
     dice: str = ""
     extra: str = ""
-    timing: Literal["tsuujou"] = "tsuujou"
+    timing: Literal["tsuujou", "round_start", "round_end"] = Field(
+        "tsuujou", description="§9.6: tsuujou (通常時: a main action, a combat action); HOUSE round_start / round_end: "
+                               "used in the combat's free-action window at the round's start / end")
     self_allowed: bool = False
     effect_text: str = ""
     extra_text: str = ""

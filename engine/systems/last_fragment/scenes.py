@@ -60,11 +60,15 @@ class ScenesMixin(GameBase):
 
     # -- who is here -------------------------------------------------------------------------------------------
     def present(self, c: Char) -> bool:
-        if c.is_pc:
-            return True
         if self.t.phase == "climax":
             return True
+        if c.is_pc:
+            return c.id not in self.t.absent
         return c.id in self.t.revealed
+
+    def here_pcs(self) -> list[Char]:
+        """The PCs appearing in the current scene, in seat order (all of them unless all_pcs_in_every_scene = false)."""
+        return [c for c in self.t.pcs() if c.id not in self.t.absent]
 
     def introduce(self, ids: list[str]) -> None:
         """The scenario's description of each character who appears for the first time, told to the table."""
@@ -79,9 +83,6 @@ class ScenesMixin(GameBase):
             if thing is not None and thing.description:
                 kind = "" if ref in self.objs else "アイテム"
                 self.ctx.narrate(GM, f"{kind}「{thing.name}」: {self.txt(thing.description)}", "scenario")
-
-    def appearing(self) -> list[Char]:
-        return [c for c in self.t.chars.values() if self.present(c)]
 
     def gate(self) -> bool:
         lf = self.last_id
@@ -177,12 +178,14 @@ class ScenesMixin(GameBase):
         self.ctx.narrate(GM, f"シーン「{s.name}」（{SCENE_TYPE_NAMES[s.type]}シーン）" + (f": {self.txt(s.description)}" if s.description
                                                                                   else ""), "scenario")
         self.ctx.info("scene", f"シーン「{s.name}」", scene=s.id, type=s.type)
-        for c in self.t.pcs():
+        if not self.cfg.all_pcs_in_every_scene:
+            yield from self.scene_appearance(s)
+        for c in self.here_pcs():
             if "scene_hp_1" in self.drawbacks(c) and not c.incapacitated:
                 n = sum(1 for d in self.drawbacks(c) if d == "scene_hp_1")
                 self.lose_hp(c, n, "§9.8 scene_hp_1", s.id)
         # discovery (§7.2)
-        for c in self.t.pcs():
+        for c in self.here_pcs():
             if c.incapacitated:
                 continue
             hidden = [p for p in s.placed if p.ref not in self.t.revealed]
@@ -216,6 +219,21 @@ class ScenesMixin(GameBase):
                 self.ctx.narrate(GM, f"{c.name} の発見: 何も見つからない。", "rules")
         yield from self.fire_triggers(s, "enter")
 
+    def scene_appearance(self, s: SceneSpec) -> Gen:
+        """all_pcs_in_every_scene = false (HOUSE): the GM chooses which PCs appear in the scene (at least one; default
+        all). A PC who does not appear takes no part in it: no discovery, no opportunity, not a target, no sharing
+        with it; it appears again in the next scene it is chosen for, and in the climax (every character appears)."""
+        pcs = self.t.pcs()
+        if len(pcs) <= 1:
+            return  # the only PC appears
+        pairs: list[tuple[str, Label]] = [(p.id, p.name) for p in pcs]
+        picks = yield from self.choose_many("gm", "gm.scene_appearance", f"シーン「{s.name}」に登場する PC", "§6 scene_enter (HOUSE)",
+                                            pairs, 1, len(pairs), context={"scene": s.id, "pcs": [p.id for p in pcs]})
+        self.set_t("absent", [p.id for p in pcs if p.id not in picks], "§6 scene_enter (HOUSE all_pcs_in_every_scene)")
+        self.ctx.narrate(GM, "登場: " + "、".join(p.name for p in pcs if p.id in picks)
+                         + ("（登場しない: " + "、".join(self.who(x) for x in self.t.absent) + "）" if self.t.absent else ""),
+                         "rules")
+
     def placed_name(self, kind: str, ref: str) -> str:
         if kind == "object":
             return f"「{self.objs[ref].name}」"
@@ -225,7 +243,7 @@ class ScenesMixin(GameBase):
 
     def offer_loose(self, ref: str, discoverer: Char) -> Gen:
         """§7.2 pc_take_loose_item: the discoverer first, then the others in seat order."""
-        order = [discoverer, *(p for p in self.t.pcs() if p is not discoverer)]
+        order = [discoverer, *(p for p in self.here_pcs() if p is not discoverer)]
         for p in order:
             if ref not in self.t.loose or p.incapacitated:
                 continue
@@ -278,7 +296,7 @@ class ScenesMixin(GameBase):
     def targets_of(self, spec: Any, actor: Char | None) -> list[Char]:
         if isinstance(spec, str):
             if spec == "all_pcs":
-                return [c for c in self.t.pcs()]
+                return self.here_pcs()
             if spec == "investigator":
                 return [actor] if actor is not None else []
             if spec == "all":
@@ -306,22 +324,18 @@ class ScenesMixin(GameBase):
             yield from self.shock(targets, e.shock_check.ability)
 
     def shock_targets(self, targets: list[Char], ability: str) -> Gen:
-        """gm_shock_targets: the trigger's targets (keep), or every appearing PC, or every appearing character."""
-        sets: list[tuple[str, str, list[Char]]] = [("keep", "シナリオどおり", targets),
-                                                   ("pcs", "登場している PC 全員", [p for p in self.t.pcs()]),
-                                                   ("all", "登場しているキャラクター全員", self.appearing())]
-        pairs: list[tuple[str, Label]] = []
-        seen: list[list[str]] = []
-        for oid, lab, cs in sets:
-            ids = [c.id for c in cs]
-            if ids and ids not in seen:
-                seen.append(ids)
-                pairs.append((oid, f"{lab}（{'、'.join(c.name for c in cs)}）"))
-        if not pairs:
-            return []
-        ch = yield from self.choose("gm", "gm.shock_targets", f"ショック判定（{self.aname(ability)}）の対象", "§7.3 対象",
-                                    pairs, context={"ability": ability})
-        return next(cs for oid, _, cs in sets if oid == ch)
+        """gm_shock_targets (§7.3, §8): any set of appearing characters (at least one); the scenario's targets are
+        the default (HOUSE: all appearing PCs when the scenario says all_pcs). Targets cannot refuse (AMB-38).
+        Returned in seat order (PCs, then NPCs and enemies in scenario order)."""
+        here = self.appearing()
+        if len(here) <= 1:
+            return here  # nothing to decide
+        default = [c.id for c in targets if c in here]
+        pairs: list[tuple[str, Label]] = [(c.id, c.name + ("（シナリオの対象）" if c.id in default else "")) for c in here]
+        picks = yield from self.choose_many("gm", "gm.shock_targets", f"ショック判定（{self.aname(ability)}）の対象",
+                                            "§7.3 対象", pairs, 1, len(pairs),
+                                            context={"ability": ability, "scenario_targets": default})
+        return [c for c in here if c.id in picks]
 
     def shock(self, targets: list[Char], ability: str) -> Gen:
         """§7.3: each target in seat order; any failure → an abnormality; a fumble → the table too (AMB-15)."""
@@ -343,7 +357,7 @@ class ScenesMixin(GameBase):
             cycles += 1
             self.set_t("cycle", cycles, "§6 scene_play")
             all_pass = True
-            for c in self.t.pcs():
+            for c in self.here_pcs():
                 yield from self.free_window(c, "main")
                 if c.incapacitated:
                     continue
@@ -359,7 +373,7 @@ class ScenesMixin(GameBase):
                 if ok:
                     return "climax"
                 self.session_m.fire("resume")
-            if all_pass or cycles >= self.cfg.max_cycles_per_scene or all(p.incapacitated for p in self.t.pcs()):
+            if all_pass or cycles >= self.cfg.max_cycles_per_scene or all(p.incapacitated for p in self.here_pcs()):
                 if not all_pass and cycles >= self.cfg.max_cycles_per_scene:
                     self.ctx.info("scene_cap", f"語り部がシーン「{s.name}」を終える（{self.cfg.max_cycles_per_scene}"
                                   "サイクルの上限: 独自の安全上限）", scene=s.id)
@@ -464,7 +478,7 @@ class ScenesMixin(GameBase):
         if out["success"]:
             for f in secrets:
                 if self.cfg.secret_reveal_public:
-                    for p in self.t.pcs():
+                    for p in self.here_pcs():
                         self.acquire(p.id, f, "§7.5 シークレットフラグメントの開示 (AMB-12 public)", f"{o.name} の調査")
                 else:
                     self.acquire(c.id, f, "§7.5 シークレットフラグメントの開示 (AMB-12)", f"{o.name} の調査")
@@ -614,6 +628,8 @@ class ScenesMixin(GameBase):
                 if not p.incapacitated and not p.withdrawn and len(p.items) < self.cfg.inventory_max:
                     pairs.append((f"give:{i}:{p.id}", f"{self.iname(c.items, i)}を {p.name} に渡す"))
             pairs.append((f"discard:{i}", f"{self.iname(c.items, i)}を捨てる"))
+            if self.cfg.memorialize_timing == "anytime":
+                pairs.append((f"memorialize:{i}", f"{self.iname(c.items, i)}を思い出化する（使えなくなり、次のセッションで再取得できる）"))
         for ref in dict.fromkeys(self.t.loose):
             pairs.append((f"take:{ref}", f"アイテム「{self.items[ref].name}」を取る"))
         if self.bp_legal(c, "bp_cleanse"):
@@ -661,7 +677,7 @@ class ScenesMixin(GameBase):
         if parts[0] == "share":
             fid = parts[1]
             if parts[2] == "pcs":
-                to = [p for p in self.t.pcs() if p is not c and not self.holds(p.id, fid)]
+                to = [p for p in self.here_pcs() if p is not c and not self.holds(p.id, fid)]
             else:
                 to = [self.t.chars[parts[2]]]
             self.ctx.narrate(GM, f"{c.name} がフラグメントを共有した: " + "、".join(p.name for p in to), "rules")
@@ -689,8 +705,16 @@ class ScenesMixin(GameBase):
             items = list(c.items)
             name = items.pop(int(parts[1]))
             self.set_attr(c, "items", items, "§7.6 破棄", name)
+        elif parts[0] == "memorialize":
+            items = list(c.items)
+            name = items.pop(int(parts[1]))
+            self.set_attr(c, "items", items, "§7.12 思い出化 (AMB-42 anytime)", name)
+            self.set_attr(c, "memories", [*c.memories, name], "§7.12 思い出化 (AMB-42 anytime)", name)
+            self.ctx.narrate(GM, f"{c.name} が「{name}」を思い出化した。", "rules")
         elif parts[0] == "take":
             yield from self.take_loose(c, parts[1])
+        elif parts[0] == "skill":
+            yield from self.timing_skill(c, ch)
         elif parts[0] == "bp":
             yield from self.use_bond_power(c, parts[1])
         elif parts[0] == "dart":
@@ -721,6 +745,9 @@ class ScenesMixin(GameBase):
         raise NotImplementedError
 
     def use_dart(self, c: Char, abn: str, target: str) -> Gen:
+        raise NotImplementedError
+
+    def timing_skill(self, c: Char, pick: str) -> Gen:
         raise NotImplementedError
 
     objs: dict[str, Any]

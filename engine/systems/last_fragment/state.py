@@ -57,7 +57,8 @@ class Char:
     double_active: bool = False
     dice_bonus: int = 0
     hostile: bool = False
-    handout: str = ""
+    #: the handouts this PC was given (texts as the table reads them), in scenario order
+    handouts: list[str] = field(default_factory=list)
     #: secret fragments this character was handed before play (origin holder)
     secrets: list[str] = field(default_factory=list)
     #: secret ability announced at first appearance (secret_ability_announced_at_opening)
@@ -119,6 +120,8 @@ class Table:
     winner: str | None = None
     losers: list[str] = field(default_factory=list)
     scene_time: int | None = None
+    #: PCs who do not appear in the current scene (all_pcs_in_every_scene = false: the GM's gm.scene_appearance)
+    absent: list[str] = field(default_factory=list)
 
     def pcs(self) -> list[Char]:
         return [c for c in self.chars.values() if c.is_pc]
@@ -135,4 +138,5 @@ class Table:
             "attempts": list(self.attempts), "investigated": dict(self.investigated),
             "flags": list(self.flags), "phase": self.phase, "session_no": self.session_no, "round": self.round,
             "winner": self.winner, "losers": list(self.losers),
+            **({"absent": list(self.absent)} if self.absent else {}),
         }
