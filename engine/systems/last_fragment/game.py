@@ -186,9 +186,11 @@ class LastFragmentGame(CombatMixin):
         if self.t.phase == "climax":
             obs["combat"] = {"round": self.t.round, "state": self.combat_m.state, "winner": self.t.winner,
                              "losers": list(self.t.losers)}
+        #: the names of the abilities on the sheets this seat sees, in the ability-list order
+        shown = {a for c in obs["characters"].values() for a in c["abilities"]}
+        obs["ability_names"] = {a: self.tb.names.get(a, a) for a in self.tb.order if a in shown}
         me = self.t.chars.get(actor)
         if me is not None:
-            obs["ability_names"] = {a: self.tb.names.get(a, a) for a in self.tb.order if self.level(me, a)}
             obs["me"] = {**self._sheet(me), "fragments": [self._frag_view(f) for f in self.held(actor)],
                          "handouts": list(me.handouts),
                          "holds_last_fragment": self.holds(actor, self.last_id)}
