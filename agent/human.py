@@ -305,9 +305,10 @@ class HumanAgent:
         """What the actor knows, with the system's panels and terms (from the seat view's ``SystemInfo``)."""
         system = view.system if view is not None else None
         title = self.words["state_title"].format(name=self._name(decision.actor))
+        # soft_wrap off for the frame: the CLI's console soft-wraps story lines, which would crop a panel's lines
         self.console.print(render_observation(decision.observation, title=title, compact=compact,
                                               panels=getattr(system, "panels", None),
-                                              labels=getattr(system, "labels", None)))
+                                              labels=getattr(system, "labels", None)), soft_wrap=False)
 
     def _log(self, view: SeatView | None) -> None:
         if view is None:
