@@ -614,6 +614,32 @@ def _lazy(module: str, what: str) -> Any:
         raise
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    """``trpg serve``: the browser table (agent.web, needs the ``web`` extra), bound to 127.0.0.1 only."""
+    try:
+        import uvicorn
+
+        from .web.app import make_app
+    except ModuleNotFoundError as e:
+        raise CLIError(f"trpg serve needs the web extra ({e.name} is missing): pip install -e '.[web]'") from None
+    with contextlib.ExitStack() as stack:
+        def llm_factory(seats: SeatSpec) -> tuple[SeatSpec, Any]:
+            llm = _llm_seats(args, seats, "ja", stack)
+            if llm is None:
+                return seats, None
+            return llm.rewrite(seats), llm.agent
+
+        app = make_app(Path(args.logs), lang=args.lang, llm_factory=llm_factory)
+        url = f"http://127.0.0.1:{args.port}/"
+        print(f"trpg serve: {url} (Ctrl-C to stop; tables are logged under {args.logs}/)", file=sys.stderr)
+        if args.open:
+            import webbrowser
+
+            webbrowser.open(url)
+        uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
+    return 0
+
+
 def cmd_examples(args: argparse.Namespace) -> int:
     mod = _lazy("engine.core.examples", "the worked-examples runner")
     paths = [Path(p) for p in args.files] or [Path(p) for s in systems() for p in s.examples]
@@ -911,6 +937,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--yes", action="store_true", help="seat the language models the log names without asking")
     _llm_flags(s)
     s.set_defaults(func=cmd_resume)
+
+    s = sub.add_parser("serve", help="a table in the browser (127.0.0.1 only): any scenario, any seats")
+    s.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000)")
+    s.add_argument("--logs", metavar="DIR", default="logs",
+                   help="where tables are logged and found again for resuming (default logs/, as trpg play)")
+    s.add_argument("--lang", choices=LANGS, default="ja", help="the interface's language (default ja)")
+    s.add_argument("--open", action="store_true", help="open the page in the default browser")
+    _llm_flags(s)
+    s.set_defaults(func=cmd_serve)
 
     s = sub.add_parser("llm", help="LLM helpers: run the local demo model")
     llm_sub = s.add_subparsers(dest="llm_command", metavar="LLM_COMMAND", parser_class=_Parser)
