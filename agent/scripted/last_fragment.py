@@ -199,9 +199,10 @@ def _timing_skill(d: Decision) -> str | None:
 
 
 def dart_use(d: Decision, v: SeatView) -> Any:
-    """dart_use: the dart the free action chose (see _dart)."""
+    """dart_use: the dart the free action chose (see _dart; the context gives each dart's effect)."""
     window = str(_ctx(d).get("window", ""))
-    return _dart(d, window, {o: d.label_of(o) for o in d.option_ids if o != "none"}) or "none"
+    kinds = dict(_ctx(d).get("darts") or {})
+    return _dart(d, window, {o: kinds.get(o, d.label_of(o)) for o in d.option_ids if o != "none"}) or "none"
 
 
 def _dart(d: Decision, window: str, options: Mapping[str, str]) -> str | None:

@@ -43,6 +43,7 @@ from engine.core.story import StoryItem, Storyteller, names_for, plain_titles
 from engine.core.visibility import GM
 from engine.resources import resource_dir
 
+from ..human import _no_field
 from ..table import AgentFactory, SeatSpec, Table, default_agent_factory
 
 __all__ = ["make_app", "WebTable", "scenario_choices", "WORDS"]
@@ -186,10 +187,10 @@ class WebTable:
         return dict(known)
 
     def panels(self, actor: str) -> list[Panel]:
-        fn = getattr(self.session.system, "panels", None)
-        # the titles as a player reads them (without the observation keys some systems add for the full view)
-        # the compact panels: one's own sheet and private information (hand, fragments) and the table at a glance
-        return plain_titles(list(fn(self.session.observation(actor), True))) if callable(fn) else []
+        """The seat's sheet as the terminal shows it before each decision (the system's ``sheet`` hook, else its
+        compact panels): one's own character, private information (hand, fragments) and the table at a glance."""
+        teller = Storyteller(self.session.system, self.lang, self.known_names(actor))
+        return plain_titles(teller.sheet(self.session.observation(actor)))
 
     def suggestion(self, d: Decision) -> Any:
         """What the scripted policy would answer from this seat's view (never another seat's)."""
@@ -251,9 +252,10 @@ def decision_context(t: WebTable) -> dict[str, Any]:
         elif sug.get("choices") is not None:
             chosen = {str(x) for x in sug["choices"]}
     ctx.update(
+        prompt=_no_field(d.prompt),
         dtitle=w["your_turn"].format(name=teller.name(d.actor)),
         lines=teller.decision_lines(d),
-        options=[{"id": o.id, "label": o.label, "suggested": o.id in chosen} for o in (d.options or [])],
+        options=[{"id": o.id, "label": _no_field(o.label), "suggested": o.id in chosen} for o in (d.options or [])],
         many=d.pick is not None,
         pick=w["pick"].format(lo=d.pick[0], hi=d.pick[1]) if d.pick is not None else "",
         fields=_fields(d, sug),

@@ -274,13 +274,20 @@ def plain_titles(panels: Sequence[Panel]) -> list[Panel]:
     """Panels with the observation keys some titles carry for the full view left out (「自分 (me)」 → 「自分」)."""
     from dataclasses import replace
 
+    def plain(text: str) -> str:
+        return _KEYS.sub("", text)
+
     out = []
     for p in panels:
-        title = re.sub(r"\s*\((?:[a-z_]+(?:,\s*)?)+\)", "", p.title) if p.title else p.title
-        rows = [tuple(re.sub(r"\s*\((?:[a-z_]+(?:,\s*)?)+\)", "", str(c)) if i == 0 else c for i, c in enumerate(r))
-                for r in p.rows] if not p.header else p.rows
-        out.append(replace(p, title=title, rows=rows))
+        title = plain(p.title) if p.title else p.title
+        header = tuple(plain(str(h)) for h in p.header)
+        rows = [tuple(plain(str(c)) if i == 0 else c for i, c in enumerate(r)) for r in p.rows] if not p.header else p.rows
+        out.append(replace(p, title=title, header=header, rows=rows))
     return out
+
+
+#: an observation key (or several) after a label, for the full view: 「手札 (my hand)」, 「卓 (characters)」
+_KEYS = re.compile(r"\s*\((?:[a-z_][a-z_ ]*(?:,\s*)?)+\)")
 
 
 def _value(v: Any) -> str:
@@ -456,7 +463,7 @@ class Storyteller:
         """The compact sheet: the system's ``sheet`` hook, else its compact panels."""
         h = self.hooks
         if h.sheet is not None:
-            return list(h.sheet(observation))
+            return plain_titles(h.sheet(observation))
         panels = getattr(self.system, "panels", None)
         return plain_titles(panels(observation, True)) if callable(panels) else []
 

@@ -7,6 +7,7 @@ end. Screenshots of these runs: ``docs/screenshots/`` (``python tests/web/test_b
 
 from __future__ import annotations
 
+import re
 import socket
 import sys
 import threading
@@ -25,6 +26,13 @@ from engine.core.registry import systems  # noqa: E402
 from engine.core.replay import session_from_log  # noqa: E402
 from engine.core.story import names_for  # noqa: E402
 from engine.core.story_log import story_items  # noqa: E402
+from tests.test_terminal_view import ALLOWED, GAME_LABEL  # noqa: E402
+
+#: the browser page's own ASCII: the app's name (the log's path, shown at the end, is left out of the check); 「A vs
+#: B」, as Japanese write a match-up (夜狩り人's 封鎖の対決)
+WEB = {"TRPG", "vs"}
+#: the games' own terms in Latin letters, met in the climax or the continuation (ラストフラグメント's SP and AP: SP5)
+GAME_TERM = re.compile(r"(?:SP|AP)\d*")
 
 CHROMIUM = Path("/usr/bin/chromium")
 SAMPLES = [p for s in systems() for p in s.sample_scenarios]
@@ -75,13 +83,19 @@ def start_table(page, server: Server, scenario: Path, seed: int) -> None:
     page.select_option("select[name=scenario]", value)
     page.fill("input[name=seed]", str(seed))
     page.click("form.new button[type=submit]")
-    page.wait_for_selector("#decision [data-state=asking], #decision [data-state=over]")
+    page.wait_for_selector("#decision [data-state=asking], #decision [data-state=over]", timeout=120_000)
+
+
+#: what the player read: every decision's panel and the side panel as they were shown (``click_on`` adds to it)
+SEEN: list[str] = []
 
 
 def click_on(page, clicks: int) -> int:
     """Answer ``clicks`` decisions (or until the ending) by clicking what the page suggests; returns how many."""
     n = 0
     while n < clicks:
+        SEEN.append(page.inner_text("#decision"))
+        SEEN.append(page.inner_text("#sheet"))
         state = page.get_attribute("#decision [data-state]", "data-state")
         if state == "over":
             return n
@@ -95,7 +109,7 @@ def click_on(page, clicks: int) -> int:
         page.wait_for_function(
             "seq => { const e = document.querySelector('#decision [data-state]');"
             " return e && (e.dataset.state === 'over' || (e.dataset.state === 'asking' && e.dataset.seq !== seq)); }",
-            arg=seq, timeout=60_000)
+            arg=seq, timeout=120_000)
         assert not page.inner_text("#error").strip(), page.inner_text("#error")
         n += 1
     return n
@@ -136,6 +150,7 @@ def first_pc(server: Server) -> str:
 def test_a_whole_session_by_clicking(scenario, browser, tmp_path):
     server = Server(tmp_path / "logs")
     page = browser.new_page(viewport={"width": 1280, "height": 800})
+    SEEN.clear()
     try:
         start_table(page, server, scenario, seed=7)
         clicks = click_on(page, MAX_CLICKS)
@@ -153,6 +168,15 @@ def test_a_whole_session_by_clicking(scenario, browser, tmp_path):
         page.reload()
         page.wait_for_selector("#decision [data-state=over]")
         assert screen_story(page) == expected
+        # what a Japanese player read: no code id, rule reference or English interface word
+        text = "\n".join([*SEEN, page.inner_text("body")]).replace(str(log), "")
+        info = next(i for i in systems() if scenario in i.sample_scenarios)
+        assert "§" not in text, [line for line in text.splitlines() if "§" in line][:3]
+        kinds = [k for k in info.decision_table if k in text]
+        assert not kinds, kinds
+        words = {w for w in re.findall(r"[A-Za-z][A-Za-z_]*\d*", text)
+                 if not GAME_LABEL.fullmatch(w) and not GAME_TERM.fullmatch(w)} - ALLOWED - WEB
+        assert not words, sorted(words)[:60]
     finally:
         page.close()
         server.stop()
@@ -177,7 +201,7 @@ def test_a_session_resumed_after_the_server_stopped(browser, tmp_path):
     try:
         page.goto(server.url + "/")
         page.click(f"form.inline:has(input[value='{log.name}']) button")
-        page.wait_for_selector("#decision [data-state=asking]")
+        page.wait_for_selector("#decision [data-state=asking]", timeout=120_000)
         assert screen_story(page) == log_story(log, seat, server), "the resumed page shows the story so far"
         click_on(page, MAX_CLICKS)
         assert page.get_attribute("#decision [data-state]", "data-state") == "over"

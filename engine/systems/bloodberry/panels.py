@@ -63,24 +63,31 @@ def _slot_text(slot: Mapping[str, Any]) -> str:
         parts.append(f"≥{slot['min']}")
     elif "max" in slot:
         parts.append(f"≤{slot['max']}")
-    return "".join(parts) or "any"
+    return "".join(parts) or "なんでも"
 
 
-def _cards(cards: Mapping[str, Any]) -> Panel:
-    """Round progression: my hand (the GM: every hand), the public discard pile, the order and the rounds."""
+def _cards(cards: Mapping[str, Any], chars: Mapping[str, Any]) -> Panel:
+    """Round progression: my hand (the GM: every hand), the public discard pile, the order and the rounds, the
+    characters by name."""
+    def name(cid: Any) -> str:
+        c = chars.get(str(cid))
+        return str(c.get("name", cid)) if isinstance(c, Mapping) else str(cid)
+
     rows: list[tuple[str, str]] = []
     if "my_hand" in cards:
         rows.append(("手札 (my hand)", " ".join(cards["my_hand"])))
     for actor, hand in (cards.get("hands") or {}).items():
-        rows.append((f"手札 {actor}", " ".join(hand)))
+        rows.append((f"手札 {name(actor)}", " ".join(hand)))
     discard = list(cards.get("discard") or [])
     more = f" (+{len(discard) - _DISCARD_SHOWN})" if len(discard) > _DISCARD_SHOWN else ""
     rows.append(("捨て札 (discard)", " ".join(discard[-_DISCARD_SHOWN:]) + more))
     rows.append(("山札 (deck)", str(cards.get("deck", ""))))
     order = cards.get("order") or []
     revealed = cards.get("revealed") or {}
-    rows.append(("順番 (order)", " → ".join(f"{a}({revealed.get(a, '')})" for a in order)))
-    rows.append(("ラウンド (rounds)", _flat(cards.get("rounds") or {})))
+    rows.append(("順番 (order)", " → ".join(f"{name(a)}({revealed.get(a, '')})" for a in order)))
+    rounds = cards.get("rounds") or {}
+    rows.append(("ラウンド (rounds)", "、".join(f"{name(k)} {_flat(v)}" for k, v in rounds.items())
+                 if isinstance(rounds, Mapping) else _flat(rounds)))
     return Panel("ラウンド進行 (cards)", rows=rows, covers=("cards",))
 
 
@@ -96,7 +103,7 @@ def _flag_map(fm: Mapping[str, Any], chars: Mapping[str, Any]) -> list[Panel]:
     """The clock; every place with its condition, its flag and each camp's fragments there (成立: established,
     ★: the camp is there); each camp's hand (its own camp's cards, the others' count) and the discard pile."""
     minutes = int(fm.get("clock_minutes", 0))
-    head = f"{fm.get('title', '')}  時刻 {minutes // 60}:{minutes % 60:02d}  (unit {fm.get('unit', 0)}, 山札 {fm.get('deck', 0)})"
+    head = f"{fm.get('title', '')}  時刻 {minutes // 60}:{minutes % 60:02d}  （単位 {fm.get('unit', 0)}分、山札 {fm.get('deck', 0)}）"
     camps: Mapping[str, Any] = fm.get("camps") or {}
     titles = {cid: _camp_title(cid, camp, chars) for cid, camp in camps.items()}
     header = ("場所 (place)", "成立条件 (condition)", "フラグ (flag)", *titles.values())
@@ -133,7 +140,7 @@ def panels(obs: Mapping[str, Any], compact: bool) -> list[Panel]:
     sheets, relations and scene are shown generically."""
     out: list[Panel] = []
     if isinstance(obs.get("cards"), Mapping):
-        out.append(_cards(obs["cards"]))
+        out.append(_cards(obs["cards"], obs.get("characters") or {}))
     if isinstance(obs.get("flag_map"), Mapping):
         out += _flag_map(obs["flag_map"], obs.get("characters") or {})
     return out

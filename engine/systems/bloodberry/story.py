@@ -118,7 +118,11 @@ def _dice(e: CheckEvent, rolls: Sequence[RollEvent], name: Namer) -> list[str] |
             continue
         bases = d.get("bases") or ()
         basis = "+".join(ABILITY_NAMES.get(str(b), CURSE_TYPE_NAMES.get(str(b), str(b))) for b in bases)
-        line = f"{name(r.who)}（{basis}）" if basis else name(r.who)
+        who = name(r.who)
+        if who == r.who and r.who.startswith("place:"):  # a flag-map place rolling its gate check (A31)
+            pid = r.who.split(":", 1)[1]
+            who = str(d.get("name") or "") or (name(pid) if name(pid) != pid else "場所")
+        line = f"{who}（{basis}）" if basis else who
         # the faces of each roll of this roller, oldest first: the first roll, then each reroll's new faces
         mine = [x for x in rolls if x.purpose.rsplit(":", 1)[-1] == r.who and x.sides == 6]
         sets: list[list[int]] = []
@@ -272,7 +276,9 @@ def _decision(d: Any, name: Namer) -> list[str]:
 
 def _names(obs: Mapping[str, Any]) -> dict[str, str]:
     """Names without their readings (七瀬 葵（ななせ あおい） → 七瀬 葵): the story repeats them often."""
-    return {k: re.sub(r"（.*?）", "", v).strip() or v for k, v in names_in(obs).items()}
+    out = {k: re.sub(r"（.*?）", "", v).strip() or v for k, v in names_in(obs).items()}
+    # the two sides of a relation with a curse when no single character holds it (§5.5: the PCs' relation)
+    return {"pcs": "PCたち", "rivals": "ライバル陣営", **out}
 
 
 STORY = StoryHooks(heading=_heading, info=_info, state=_state, dice=_dice, answer=_answer, ending=_ending,

@@ -18,6 +18,8 @@ from .state import Char
 __all__ = ["CombatMixin"]
 
 _DART = re.compile(r"^(dmg|heal|sp|dice)\(\+?([^)]*)\)$")
+#: a dart's effect as a player reads it (§9.8: dmg / heal / sp / dice)
+DART_WORDS = {"dmg": "ダメージ ", "heal": "回復 ", "sp": "SP +", "dice": "ダイス +"}
 MAX_AFTERMATH_PASSES = 3  # HOUSE: the GM ends the climax aftermath after three passes
 
 
@@ -185,8 +187,17 @@ class CombatMixin(ScenesMixin):
             else:
                 targets = [c]
             for p in targets:
-                pairs.append((f"dart:{a.id}:{p.id}", f"ダート「{name}」{kind}({x}) → {p.name}"))
+                pairs.append((f"dart:{a.id}:{p.id}", f"ダート「{name}」{DART_WORDS[kind]}{x} → {p.name}"))
         return pairs
+
+    def dart_kinds(self, c: Char, window: str) -> dict[str, str]:
+        """Each dart option's effect as the abnormality list writes it (``dmg(1D4)``), for the policies."""
+        out: dict[str, str] = {}
+        for oid, _ in self.dart_options(c, window):
+            abn = oid.split(":")[1]
+            kind, x = self.dart_of(abn)
+            out[oid] = f"{kind}({x})"
+        return out
 
     def use_dart(self, c: Char, abn: str, tid: str) -> Gen:
         a = next(x for x in c.abnormalities if x.id == abn)
@@ -217,7 +228,7 @@ class CombatMixin(ScenesMixin):
         ctx["side"] = {p.id: self.side(p) for p in self.t.chars.values()}
         ctx["incapacitated"] = [p.id for p in self.t.chars.values() if p.incapacitated]
         ctx["withdrawn"] = [p.id for p in self.t.chars.values() if p.withdrawn]
-        ctx["darts"] = {oid: str(lab) for oid, lab in self.dart_options(c, window)}
+        ctx["darts"] = self.dart_kinds(c, window)
         if self.timing_options(c, window):
             ctx["skill_kinds"] = {s: self.tb.skills[s].kind for s in c.skills if s in self.tb.skills}
         return ctx

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...core.panels import Panel
+from .data import BOND_POWERS
 
 __all__ = ["panels"]
 
@@ -74,7 +75,7 @@ def _sheet_lines(c: Mapping[str, Any]) -> list[str]:
     for name, text in (c.get("item_notes") or {}).items():
         lines.append(f"アイテム「{name}」: {text}")
     if c.get("bond_powers_used"):
-        lines.append("使用した絆の力: " + "、".join(str(x) for x in c["bond_powers_used"]))
+        lines.append("使用した絆の力: " + "、".join(BOND_POWERS.get(str(x), (str(x),))[0] for x in c["bond_powers_used"]))
     if "ap_unspent" in c:
         lines.append(f"未使用AP {c.get('ap_unspent', 0)}、スキル枠 {c.get('skill_slots', 0)}、"
                      f"パーソナルシーン {c.get('personal_scenes_used', 0)}回使用")

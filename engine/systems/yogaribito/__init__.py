@@ -16,7 +16,7 @@ from .scenario import YogaribitoScenario
 
 __all__ = ["INFO", "YogaribitoConfig", "YogaribitoScenario", "VERSION"]
 
-VERSION = "0.3.5"
+VERSION = "0.3.6"
 _ROOT = Path(__file__).resolve().parents[3]
 
 

@@ -184,6 +184,7 @@ class AfterplayMixin(CreationMixin, ChecksMixin):
         out = {"xp": xp, "gm_xp": gm, "dead": [c.id for c in dead], "death_xp": grants,
                "replacements": replacements, "rebuilt": rebuilt, "spent": spent, "banked": banked,
                "unbanked": unbanked, "campaign": campaign,
+               "players": {player: [c.id for c in pcs] for player, pcs in groups.items()},
                "campaign_missing": [c.id for c in living_pcs if c.id not in campaign]}
         self.ctx.info("afterplay", "アフタープレイ", xp=dict(xp), gm_xp=gm, dead=[c.id for c in dead],
                       replacements=dict(replacements))

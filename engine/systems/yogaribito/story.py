@@ -66,7 +66,10 @@ def _ending(outcome: Mapping[str, Any], name: Namer) -> list[str]:
     for pid, status in (outcome.get("pcs") or {}).items():
         out.append(f"{name(str(pid))}: {_PC.get(str(status), str(status))}")
     if xp:
-        out.append("経験点: " + "、".join(f"{k} {v}" for k, v in xp.items()))
+        # experience is the player's (§7.11): named by the PCs each player played
+        players = outcome.get("players") or {}
+        out.append("経験点: " + "、".join(
+            f"{'・'.join(name(str(p)) for p in players.get(k) or []) or k} のプレイヤー {v}点" for k, v in xp.items()))
     return out
 
 
