@@ -110,6 +110,28 @@ def test_a_game_story_per_seat():
         assert any(line.startswith("矢神: 使った成功要素 【民俗学】") for line in end.lines)
 
 
+def test_last_fragment_story_per_seat():
+    s = played("last_fragment", "shuuden_no_mukou")
+    for actor in [GM, *pcs(s)]:
+        items = story(s, actor)
+        # the GM's approval of an item, public; a resource change in words; the ending, each PC's fate
+        assert "古いライター: 承認" in texts(items, "ruling"), actor
+        assert "早瀬 湊のトークン: 0 → 1" in texts(items, "change")
+        end = next(i for i in items if i.kind == "ending")
+        assert end.lines == ("クライマックスの勝者: 早瀬 湊", "早瀬 湊: 生還", "雨宮 栞: 生還", "神崎 朔: 生還")
+    mine, shiori, saku = story(s, "minato"), story(s, "shiori"), story(s, "saku")
+    # a fragment found is whispered to its finder alone (and the GM); shared, it reaches whom it was shared with
+    found = "フラグメント「行先表示」（「電光掲示板」の調査）"
+    assert [i.private for i in mine if i.text.startswith(found)] == [True]
+    assert not [i for i in shiori if i.text.startswith(found)]
+    assert [i.private for i in saku if i.text.startswith("フラグメント「行先表示」（早瀬 湊 からの共有）")] == [True]
+    assert any(i.text.startswith(found) for i in story(s, GM))
+    # a secret fragment of a handout stays with its PC
+    secret = "【シークレットフラグメント】フラグメント「忘れていた約束」（ハンドアウト）"
+    assert any(i.text.startswith(secret) and i.private for i in mine)
+    assert not any(i.text.startswith(secret) for i in [*shiori, *saku])
+
+
 @pytest.mark.parametrize("system,stem", [(i.id, p.stem) for i in systems() if i.id in BUILT for p in i.sample_scenarios])
 def test_story_items_reach_only_the_seats_that_may_see_their_events(system, stem):
     """Each item of the GM's story comes from one event; a seat outside that event's audience never gets an item of

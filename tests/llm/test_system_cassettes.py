@@ -29,6 +29,19 @@ from .test_cassettes import MODEL, ROOT, _agent
 SEED = 3
 
 
+def play_sample(system_id: str, llm_seat: str, tmp_path):
+    """The system's first sample, every seat scripted but ``llm_seat`` (on the model), played to its end."""
+    info = next(s for s in systems() if s.id == system_id)
+    sample = info.sample_scenarios[0]
+    log = tmp_path / "llm.jsonl"
+    seats = SeatSpec.parse(["all=scripted", llm_seat])
+    session = Session(load_scenario(sample), seed=SEED, log_path=log, seats=seats.to_header())
+    agent = _agent()
+    Table(session, seats, default_agent_factory(SEED, None, lambda policy: agent)).run()
+    assert session.is_over, f"{sample.name} did not finish"
+    return session, agent, log
+
+
 @pytest.mark.vcr
 @pytest.mark.parametrize("system_id", [s.id for s in systems()])
 def test_whole_sample_with_an_llm_gm(system_id, vcr, tmp_path, monkeypatch):
@@ -38,14 +51,7 @@ def test_whole_sample_with_an_llm_gm(system_id, vcr, tmp_path, monkeypatch):
         pytest.skip(f"no cassette recorded for {system_id} yet: TRPG_RECORD_BASE_URL=http://127.0.0.1:8765/v1 pytest "
                     f"tests/llm/test_system_cassettes.py -k {system_id} --record-mode=rewrite (a local server: "
                     "trpg llm serve)")
-    info = next(s for s in systems() if s.id == system_id)
-    sample = info.sample_scenarios[0]
-    log = tmp_path / "llm.jsonl"
-    seats = SeatSpec.parse(["all=scripted", f"gm=llm:{MODEL}"])
-    session = Session(load_scenario(sample), seed=SEED, log_path=log, seats=seats.to_header())
-    agent = _agent()
-    Table(session, seats, default_agent_factory(SEED, None, lambda policy: agent)).run()
-    assert session.is_over, f"{sample.name} did not finish"
+    session, agent, log = play_sample(system_id, f"gm=llm:{MODEL}", tmp_path)
 
     calls = [e for e in session.events if isinstance(e, ModelCallEvent)]
     assert calls and all(e.actor == "gm" for e in calls)
@@ -75,14 +81,7 @@ def test_whole_sample_with_llm_npcs_and_enemies(system_id, vcr, tmp_path, monkey
     seats' decisions that had a choice went to the model, whose replies the engine checked; the session finishes and
     replays byte for byte, and every answer is its agent's."""
     monkeypatch.chdir(ROOT)
-    info = next(s for s in systems() if s.id == system_id)
-    sample = info.sample_scenarios[0]
-    log = tmp_path / "llm.jsonl"
-    seats = SeatSpec.parse(["all=scripted", f"npcs=llm:{MODEL}"])
-    session = Session(load_scenario(sample), seed=SEED, log_path=log, seats=seats.to_header())
-    agent = _agent()
-    Table(session, seats, default_agent_factory(SEED, None, lambda policy: agent)).run()
-    assert session.is_over, f"{sample.name} did not finish"
+    session, agent, log = play_sample(system_id, f"npcs=llm:{MODEL}", tmp_path)
     calls = [e for e in session.events if isinstance(e, ModelCallEvent)]
     roles = Counter(session.actor_role(e.actor) for e in calls)
     assert calls and set(roles) == {"npc"}, roles
