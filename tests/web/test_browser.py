@@ -182,14 +182,14 @@ def test_a_whole_session_by_clicking(scenario, browser, tmp_path):
         server.stop()
 
 
-def test_a_session_resumed_after_the_server_stopped(browser, tmp_path):
-    scenario = next(p for p in SAMPLES if p.stem == "shuuden_no_mukou")
+@pytest.mark.parametrize("scenario", SAMPLES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_a_session_resumed_after_the_server_stopped(scenario, browser, tmp_path):
     logs = tmp_path / "logs"
     server = Server(logs)
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     try:
         start_table(page, server, scenario, seed=3)
-        assert click_on(page, 25) == 25
+        assert click_on(page, 6) == 6
         seat = first_pc(server)
     finally:
         page.close()
