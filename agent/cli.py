@@ -614,6 +614,18 @@ def _lazy(module: str, what: str) -> Any:
         raise
 
 
+def serve_llm_factory(args: argparse.Namespace, stack: contextlib.ExitStack) -> Callable[[SeatSpec], tuple[SeatSpec, Any]]:
+    """For ``trpg serve``: a table's seats → (the seats with each LLM seat named by its model, its agent factory),
+    from the same ``--llm-*`` flags as ``trpg play`` (the models live as long as ``stack``)."""
+    def factory(seats: SeatSpec) -> tuple[SeatSpec, Any]:
+        llm = _llm_seats(args, seats, "ja", stack)
+        if llm is None:
+            return seats, None
+        return llm.rewrite(seats), llm.agent
+
+    return factory
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """``trpg serve``: the browser table (agent.web, needs the ``web`` extra), bound to 127.0.0.1 only."""
     try:
@@ -623,13 +635,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as e:
         raise CLIError(f"trpg serve needs the web extra ({e.name} is missing): pip install -e '.[web]'") from None
     with contextlib.ExitStack() as stack:
-        def llm_factory(seats: SeatSpec) -> tuple[SeatSpec, Any]:
-            llm = _llm_seats(args, seats, "ja", stack)
-            if llm is None:
-                return seats, None
-            return llm.rewrite(seats), llm.agent
-
-        app = make_app(Path(args.logs), lang=args.lang, llm_factory=llm_factory)
+        app = make_app(Path(args.logs), lang=args.lang, llm_factory=serve_llm_factory(args, stack))
         url = f"http://127.0.0.1:{args.port}/"
         print(f"trpg serve: {url} (Ctrl-C to stop; tables are logged under {args.logs}/)", file=sys.stderr)
         if args.open:

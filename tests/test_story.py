@@ -112,13 +112,12 @@ def test_a_game_story_per_seat():
 
 def test_last_fragment_story_per_seat():
     s = played("last_fragment", "shuuden_no_mukou")
-    for actor in [GM, *pcs(s)]:
-        items = story(s, actor)
-        # the GM's approval of an item, public; a resource change in words; the ending, each PC's fate
-        assert "古いライター: 承認" in texts(items, "ruling"), actor
-        assert "早瀬 湊のトークン: 0 → 1" in texts(items, "change")
-        end = next(i for i in items if i.kind == "ending")
-        assert end.lines == ("クライマックスの勝者: 早瀬 湊", "早瀬 湊: 生還", "雨宮 栞: 生還", "神崎 朔: 生還")
+    seats = {actor: story(s, actor) for actor in [GM, *pcs(s)]}
+    # every seat: the GM's approval of an item (public), a resource change in words, the ending with each PC's fate
+    fate = ("クライマックスの勝者: 早瀬 湊", "早瀬 湊: 生還", "雨宮 栞: 生還", "神崎 朔: 生還")
+    assert all("古いライター: 承認" in texts(items, "ruling") for items in seats.values())
+    assert all("早瀬 湊のトークン: 0 → 1" in texts(items, "change") for items in seats.values())
+    assert all(next(i for i in items if i.kind == "ending").lines == fate for items in seats.values())
     mine, shiori, saku = story(s, "minato"), story(s, "shiori"), story(s, "saku")
     # a fragment found is whispered to its finder alone (and the GM); shared, it reaches whom it was shared with
     found = "フラグメント「行先表示」（「電光掲示板」の調査）"

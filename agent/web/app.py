@@ -318,10 +318,13 @@ def make_app(logs: Path, *, lang: str = "ja", llm: Any = None, llm_factory: Any 
     def words() -> dict[str, str]:
         return WORDS.get(lang, WORDS["ja"])
 
-    def open_table(session: Session, seats: SeatSpec, log: Path, resumed: bool = False) -> WebTable:
-        agents: Any = None
-        if llm_factory is not None:
-            seats, agents = llm_factory(seats)
+    def model_seats(seats: SeatSpec) -> tuple[SeatSpec, Any]:
+        """The seats with each LLM seat named by its model (as the log's header records it), and their agents."""
+        if llm_factory is None:
+            return seats, None
+        return llm_factory(seats)
+
+    def open_table(session: Session, seats: SeatSpec, agents: Any, log: Path, resumed: bool = False) -> WebTable:
         factory = default_agent_factory(session.seed, None, agents)
         tid = str(next(counter))
         t = WebTable(tid, session, seats, factory, log, lang)
@@ -349,7 +352,7 @@ def make_app(logs: Path, *, lang: str = "ja", llm: Any = None, llm_factory: Any 
             seed = int(seed_text) if seed_text else secrets.randbelow(1_000_000)
             human = str(form.get("human") or "first_pc").strip() or "first_pc"
             others = [x.strip() for x in str(form.get("others") or "all=scripted").replace("、", ",").split(",") if x.strip()]
-            seats = SeatSpec.parse([*others, f"{human}=human"])
+            seats, agents = model_seats(SeatSpec.parse([*others, f"{human}=human"]))
             log = logs / f"{scenario.id}-{seed}.jsonl"
             k = 1
             while log.exists():
@@ -358,7 +361,7 @@ def make_app(logs: Path, *, lang: str = "ja", llm: Any = None, llm_factory: Any 
             session = Session(scenario, seed, log_path=log, seats=seats.to_header())
         except Exception as e:  # shown on the index page in one paragraph
             return RedirectResponse(f"/?error={_q(str(e))}", status_code=303)
-        t = open_table(session, seats, log)
+        t = open_table(session, seats, agents, log)
         return RedirectResponse(f"/t/{t.id}", status_code=303)
 
     async def resume_table(request: Request) -> Response:
@@ -372,7 +375,11 @@ def make_app(logs: Path, *, lang: str = "ja", llm: Any = None, llm_factory: Any 
             session = resume(str(path))
         except Exception as e:
             return RedirectResponse(f"/?error={_q(str(e))}", status_code=303)
-        t = open_table(session, SeatSpec.from_header(session.seats), path, resumed=True)
+        try:
+            seats, agents = model_seats(SeatSpec.from_header(session.seats))
+        except Exception as e:
+            return RedirectResponse(f"/?error={_q(str(e))}", status_code=303)
+        t = open_table(session, seats, agents, path, resumed=True)
         return RedirectResponse(f"/t/{t.id}", status_code=303)
 
     async def story_page(request: Request) -> Response:

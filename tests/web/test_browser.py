@@ -46,7 +46,7 @@ class Server:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
-        self.app = make_app(logs)
+        self.app = self._make_app(logs)
         self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning"))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
@@ -56,6 +56,9 @@ class Server:
             time.sleep(0.05)
         assert self.server.started, "the server did not start"
         self.url = f"http://127.0.0.1:{self.port}"
+
+    def _make_app(self, logs: Path):
+        return make_app(logs)
 
     def stop(self) -> None:
         self.server.should_exit = True
@@ -253,3 +256,50 @@ if __name__ == "__main__" and "--shots" in sys.argv:  # pragma: no cover
             pg.close()
             srv.stop()
         b.close()
+
+
+def test_a_table_with_a_language_model_gm(browser, tmp_path):
+    """Any seat may be a model: the GM on an OpenAI-compatible server (the tests' fake one), set up by the same
+    ``--llm-*`` flags as ``trpg play``; the log's header names the model, the GM's decisions went to it, and the
+    human plays on by clicking."""
+    import contextlib
+
+    from agent.cli import build_parser, serve_llm_factory
+    from engine.core.events import ModelCallEvent
+    from tests.llm.conftest import FAKE_SERVER, running_fake_server
+
+    script = tmp_path / "fake_server.py"
+    script.write_text(FAKE_SERVER, encoding="utf-8")
+    scenario = next(p for p in SAMPLES if p.stem == "shuuden_no_mukou")
+    with running_fake_server(script) as base, contextlib.ExitStack() as stack:
+        args = build_parser().parse_args(["serve", "--llm-base-url", base, "--llm-model", "fake-model"])
+        page = browser.new_page()
+        server = _ServerWith(tmp_path / "logs", serve_llm_factory(args, stack))
+        try:
+            page.goto(server.url + "/")
+            value = page.eval_on_selector_all("select[name=scenario] option", "(os, n) => os.map(o => o.value)"
+                                              ".find(v => v.endsWith('/' + n))", scenario.name)
+            page.select_option("select[name=scenario]", value)
+            page.fill("input[name=seed]", "5")
+            page.fill("input[name=others]", "all=scripted, gm=llm")
+            page.click("form.new button[type=submit]")
+            page.wait_for_selector("#decision [data-state=asking]", timeout=120_000)
+            click_on(page, 5)
+        finally:
+            page.close()
+            server.stop()
+    (log,) = (tmp_path / "logs").glob("*.jsonl")
+    events, _ = read_log(log)
+    assert events[0].seats["gm"] == "llm:fake-model"
+    assert any(isinstance(e, ModelCallEvent) and e.actor == "gm" for e in events)
+
+
+class _ServerWith(Server):
+    """A server whose app seats language models through ``llm_factory``."""
+
+    def __init__(self, logs: Path, llm_factory):
+        self._factory = llm_factory
+        super().__init__(logs)
+
+    def _make_app(self, logs: Path):
+        return make_app(logs, llm_factory=self._factory)
