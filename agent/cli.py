@@ -38,8 +38,7 @@ from engine.core.registry import get_system, systems
 from engine.core.replay import render_transcript, resume, verify
 from engine.core.scenario import format_validation_error, load_scenario, scenario_json_schema
 from engine.core.session import Session
-from engine.core.story import Storyteller, names_for
-from engine.core.story_log import render_story
+from engine.core.story import Storyteller
 from engine.core.visibility import seen_by
 
 from .base import Agent
@@ -592,17 +591,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def _story_text(path: str, events: Sequence[BaseModel], seat: str | None, fmt: Literal["md", "html"],
                 lang: str) -> str:
-    """The story a seat saw (or the GM's whole story): the session is replayed from its log for the system and the
-    names the seat knows (its observation at the end)."""
-    from engine.core.replay import session_from_log
+    """The story a seat saw (or the GM's whole story), from its log (``engine.core.story_log.story_of_log``)."""
+    from engine.core.story_log import story_of_log
 
-    session = session_from_log(path, for_resume=False)
-    actor = seat or "gm"
-    if actor != "gm" and actor not in session.game.actors():
-        raise CLIError(f"--seat {actor}: no such actor in {path} (actors: {', '.join(session.game.actors())}, or gm)")
-    names = names_for(session.system, session.observation(actor))
-    title = str(getattr(session.scenario.model, "title", "") or session.scenario.id)
-    return render_story(events, session.system, fmt, seat=seat, lang=lang, names=names, title=title)
+    try:
+        return story_of_log(path, events, seat, fmt, lang)
+    except ValueError as e:
+        raise CLIError(f"--seat {seat}: {e}") from None
 
 
 def _lazy(module: str, what: str) -> Any:

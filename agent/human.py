@@ -8,7 +8,6 @@ function) so that tests can play through it.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +22,7 @@ from engine.core.decision import IllegalAnswer
 from engine.core.story import Storyteller
 
 from .present.terminal import panel_parts, render_item, render_sheet, sheet_text
-from .present.words import interface_words
+from .present.words import interface_words, no_field
 
 if TYPE_CHECKING:
     from engine.core.decision import Decision
@@ -342,7 +341,7 @@ class HumanAgent:
             self._sheet(decision, view)
         st = self._story.get(decision.actor)
         # a prompt or label may name the answer's note field for model seats; a person is asked for the note below
-        prompt = _no_field(decision.prompt)
+        prompt = no_field(decision.prompt)
         body = [Text(prompt)]
         if st is not None:
             body += [Text(line, style="bold yellow") for line in st[0].decision_lines(decision)]
@@ -352,7 +351,7 @@ class HumanAgent:
         if decision.options is not None:
             for i, o in enumerate(decision.options, 1):
                 t = Text(f"  {i}. ", style="bold")
-                t.append(_no_field(o.label))
+                t.append(no_field(o.label))
                 self.console.print(t)
             if decision.pick is not None:
                 lo, hi = decision.pick
@@ -448,10 +447,6 @@ class HumanAgent:
                 break
         return out
 
-
-def _no_field(text: str) -> str:
-    """Text without the answer-field name it gives model seats (「行動の内容を一言（note）」 → 「行動の内容を一言」)."""
-    return re.sub(r"[:：]\s*note(?=）)|（note）|\s?\(note\)", "", text)
 
 
 def _resolve(sub: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:

@@ -1,11 +1,13 @@
-"""Every message of the terminal interface, per language (Japanese by default, English with ``--lang en``).
+"""Every message of the interface (the terminal, and the browser table's ``web_*``), per language (Japanese by default, English with ``--lang en``).
 
 Messages are ``str.format`` templates; the engine's own text (prompts, labels, refusal problems) is put into them as
 it is, never translated or normalised."""
 
 from __future__ import annotations
 
-__all__ = ["LANGS", "interface_words"]
+import re
+
+__all__ = ["LANGS", "interface_words", "web_words", "no_field"]
 
 LANGS = ("ja", "en")
 
@@ -61,6 +63,37 @@ _JA = {
     "resumed": "{log} を判断 #{seq} から再開します",
     "title_line": "{title} — シード {seed}、ログ {log}",
     "campaign_saved": "キャンペーンを {path} に保存しました（プレイしたセッション {n}）",
+    # the browser table (trpg serve)
+    "web_app": "TRPG テーブル",
+    "web_new_table": "新しい卓",
+    "web_scenario": "シナリオ",
+    "web_seed": "シード（空欄: おまかせ）",
+    "web_human": "あなたの席",
+    "web_others": "ほかの席",
+    "web_start": "卓を立てる",
+    "web_logs": "保存された卓",
+    "web_resume": "再開する",
+    "web_story": "物語を読む",
+    "web_finished": "終了",
+    "web_unfinished": "途中",
+    "web_waiting": "ほかの席が考えています…",
+    "web_your_turn": "{name} の判断",
+    "web_submit": "決定",
+    "web_suggested": "おすすめ",
+    "web_pick": "{lo}〜{hi} 個を選ぶ",
+    "web_note_required": "ひとこと（必須）",
+    "web_note_optional": "ひとこと（任意）",
+    "web_speech": "セリフ（任意）",
+    "web_ended": "セッション終了",
+    "web_log": "ログ",
+    "web_back": "卓の一覧へ",
+    "web_stale": "この判断にはもう答えています。",
+    "web_sheet": "あなたの知っていること",
+    "web_failed": "卓が止まりました",
+    "web_human_help": "first_pc（最初の PC）、pcs（PC 全員）、gm、キャラクター ID",
+    "web_others_help": "例: all=scripted、gm=llm、npcs=random（trpg play の --seat と同じ）",
+    "web_table_of": "{title} — シード {seed}",
+    "web_nothing": "まだ何も起きていません。",
 }
 
 _EN = {
@@ -115,6 +148,37 @@ _EN = {
     "resumed": "resumed {log} at decision #{seq}",
     "title_line": "{title} — seed {seed}, log {log}",
     "campaign_saved": "campaign saved to {path} (sessions played: {n})",
+    # the browser table (trpg serve)
+    "web_app": "TRPG table",
+    "web_new_table": "New table",
+    "web_scenario": "Scenario",
+    "web_seed": "Seed (empty: random)",
+    "web_human": "Your seat",
+    "web_others": "Other seats",
+    "web_start": "Start",
+    "web_logs": "Saved tables",
+    "web_resume": "Resume",
+    "web_story": "Read the story",
+    "web_finished": "finished",
+    "web_unfinished": "in progress",
+    "web_waiting": "The other seats are thinking…",
+    "web_your_turn": "{name}'s decision",
+    "web_submit": "Decide",
+    "web_suggested": "suggested",
+    "web_pick": "choose {lo} to {hi}",
+    "web_note_required": "a word (required)",
+    "web_note_optional": "a word (optional)",
+    "web_speech": "speech (optional)",
+    "web_ended": "The session is over",
+    "web_log": "log",
+    "web_back": "All tables",
+    "web_stale": "This decision was already answered.",
+    "web_sheet": "What you know",
+    "web_failed": "The table stopped",
+    "web_human_help": "first_pc, pcs, gm, a character id",
+    "web_others_help": "e.g. all=scripted, gm=llm, npcs=random (as trpg play --seat)",
+    "web_table_of": "{title} — seed {seed}",
+    "web_nothing": "Nothing has happened yet.",
 }
 
 _WORDS = {"ja": _JA, "en": _EN}
@@ -123,3 +187,13 @@ _WORDS = {"ja": _JA, "en": _EN}
 def interface_words(lang: str) -> dict[str, str]:
     """The interface's messages in ``lang`` (ja or en; anything else reads as ja)."""
     return _WORDS.get(lang, _JA)
+
+
+def web_words(lang: str) -> dict[str, str]:
+    """The browser table's messages (the ``web_*`` entries) in ``lang``, without their prefix."""
+    return {k[4:]: v for k, v in interface_words(lang).items() if k.startswith("web_")}
+
+
+def no_field(text: str) -> str:
+    """Text without the answer-field name it gives model seats (「行動の内容を一言（note）」 → 「行動の内容を一言」)."""
+    return re.sub(r"[:：]\s*note(?=）)|（note）|\s?\(note\)", "", text)

@@ -43,7 +43,7 @@ from engine.core.story import StoryItem, Storyteller, names_for, plain_titles
 from engine.core.visibility import GM
 from engine.resources import resource_dir
 
-from ..human import _no_field
+from ..present.words import LANGS, no_field, web_words
 from ..table import AgentFactory, SeatSpec, Table, default_agent_factory
 
 __all__ = ["make_app", "WebTable", "scenario_choices", "WORDS"]
@@ -51,33 +51,8 @@ __all__ = ["make_app", "WebTable", "scenario_choices", "WORDS"]
 HERE = Path(__file__).resolve().parent
 MARKS = {"dice": "🎲", "ruling": "⚖", "info": "▶", "clue": "🔑", "change": "・", "reveal": "▶"}
 
-#: every word of the interface, by language (a Japanese session reads Japanese)
-WORDS: dict[str, dict[str, str]] = {
-    "ja": {
-        "app": "TRPG テーブル", "new_table": "新しい卓", "scenario": "シナリオ", "seed": "シード（空欄: おまかせ）",
-        "human": "あなたの席", "others": "ほかの席", "start": "卓を立てる", "logs": "保存された卓",
-        "resume": "再開する", "story": "物語を読む", "finished": "終了", "unfinished": "途中",
-        "waiting": "ほかの席が考えています…", "your_turn": "{name} の判断", "submit": "決定", "suggested": "おすすめ",
-        "pick": "{lo}〜{hi} 個を選ぶ", "note_required": "ひとこと（必須）", "note_optional": "ひとこと（任意）",
-        "speech": "セリフ（任意）", "ended": "セッション終了", "log": "ログ", "back": "卓の一覧へ",
-        "stale": "この判断にはもう答えています。", "sheet": "あなたの知っていること", "failed": "卓が止まりました",
-        "human_help": "first_pc（最初の PC）、pcs（PC 全員）、gm、キャラクター ID",
-        "others_help": "例: all=scripted、gm=llm、npcs=random（trpg play の --seat と同じ）",
-        "table_of": "{title} — シード {seed}", "nothing": "まだ何も起きていません。",
-    },
-    "en": {
-        "app": "TRPG table", "new_table": "New table", "scenario": "Scenario", "seed": "Seed (empty: random)",
-        "human": "Your seat", "others": "Other seats", "start": "Start", "logs": "Saved tables",
-        "resume": "Resume", "story": "Read the story", "finished": "finished", "unfinished": "in progress",
-        "waiting": "The other seats are thinking…", "your_turn": "{name}'s decision", "submit": "Decide",
-        "suggested": "suggested", "pick": "choose {lo} to {hi}", "note_required": "a word (required)",
-        "note_optional": "a word (optional)", "speech": "speech (optional)", "ended": "The session is over",
-        "log": "log", "back": "All tables", "stale": "This decision was already answered.", "sheet": "What you know",
-        "failed": "The table stopped", "human_help": "first_pc, pcs, gm, a character id",
-        "others_help": "e.g. all=scripted, gm=llm, npcs=random (as trpg play --seat)",
-        "table_of": "{title} — seed {seed}", "nothing": "Nothing has happened yet.",
-    },
-}
+#: every word of the interface, by language: the shared catalogue (agent/present/words.py, ``web_*``)
+WORDS: dict[str, dict[str, str]] = {lang: web_words(lang) for lang in LANGS}
 
 
 def scenario_choices() -> list[tuple[str, str, str]]:
@@ -252,10 +227,10 @@ def decision_context(t: WebTable) -> dict[str, Any]:
         elif sug.get("choices") is not None:
             chosen = {str(x) for x in sug["choices"]}
     ctx.update(
-        prompt=_no_field(d.prompt),
+        prompt=no_field(d.prompt),
         dtitle=w["your_turn"].format(name=teller.name(d.actor)),
         lines=teller.decision_lines(d),
-        options=[{"id": o.id, "label": _no_field(o.label), "suggested": o.id in chosen} for o in (d.options or [])],
+        options=[{"id": o.id, "label": no_field(o.label), "suggested": o.id in chosen} for o in (d.options or [])],
         many=d.pick is not None,
         pick=w["pick"].format(lo=d.pick[0], hi=d.pick[1]) if d.pick is not None else "",
         fields=_fields(d, sug),
@@ -308,7 +283,7 @@ def _answer_from_form(d: Decision, form: Mapping[str, Any], many: list[str]) -> 
 
 
 # -- the app ---------------------------------------------------------------------------------------------------
-def make_app(logs: Path, *, lang: str = "ja", llm: Any = None, llm_factory: Any = None) -> Starlette:
+def make_app(logs: Path, *, lang: str = "ja", llm_factory: Any = None) -> Starlette:
     """The Starlette app of ``trpg serve``: tables logged under ``logs``; ``llm_factory(seats) -> (seats, llm agent
     factory)`` seats language models the way ``trpg play`` does (None: LLM seats are refused with the reason)."""
     logs.mkdir(parents=True, exist_ok=True)
@@ -383,18 +358,12 @@ def make_app(logs: Path, *, lang: str = "ja", llm: Any = None, llm_factory: Any 
         return RedirectResponse(f"/t/{t.id}", status_code=303)
 
     async def story_page(request: Request) -> Response:
-        from engine.core.story_log import render_story
-
-        name = Path(request.path_params["name"]).name
-        path = logs / name
         from engine.core.events import read_log
-        from engine.core.replay import session_from_log
+        from engine.core.story_log import story_of_log
 
+        path = logs / Path(request.path_params["name"]).name
         events, _ = read_log(str(path))
-        session = session_from_log(str(path), for_resume=False)
-        names = names_for(session.system, session.observation(GM))
-        title = str(getattr(session.scenario.model, "title", "") or session.scenario.id)
-        return HTMLResponse(render_story(events, session.system, "html", seat=None, lang=lang, names=names, title=title))
+        return HTMLResponse(story_of_log(str(path), events, None, "html", lang))
 
     def table_of(request: Request) -> WebTable:
         t = tables.get(request.path_params["tid"])

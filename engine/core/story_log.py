@@ -15,13 +15,13 @@ import jinja2
 from pydantic import BaseModel
 
 from .events import HeaderEvent
-from .story import StoryItem, Storyteller, words
+from .story import StoryItem, Storyteller, names_for, words
 from .visibility import GM, seat_transcript
 
 if TYPE_CHECKING:
     from .registry import SystemInfo
 
-__all__ = ["render_story", "story_items"]
+__all__ = ["render_story", "story_items", "story_of_log"]
 
 _MARK = {"dice": "🎲", "ruling": "⚖", "info": "▶", "clue": "🔑", "change": "・", "reveal": "▶"}
 
@@ -135,3 +135,19 @@ def render_story(events: Sequence[BaseModel], system: SystemInfo | None, fmt: Li
     if fmt == "html":
         return _HTML.render(items=items, title=title, subtitle=subtitle, lang=lang, marks=_MARK)
     raise ValueError(f"unknown story format {fmt!r}; use md or html")
+
+
+def story_of_log(path: str, events: Sequence[BaseModel], seat: str | None, fmt: Literal["md", "html"] = "html",
+                 lang: str = "ja") -> str:
+    """The story a seat saw (None: the GM's whole story) of the log at ``path`` (its ``events``, as ``read_log`` gave
+    them): the session is replayed from the log for its system and the names the seat knows (its observation at the
+    end). ``trpg replay --format story`` and the browser table's 物語 page. ValueError: no such seat."""
+    from .replay import session_from_log
+
+    session = session_from_log(path, for_resume=False)
+    actor = seat or GM
+    if actor != GM and actor not in session.game.actors():
+        raise ValueError(f"no such actor in {path} (actors: {', '.join(session.game.actors())}, or gm)")
+    names = names_for(session.system, session.observation(actor))
+    title = str(getattr(session.scenario.model, "title", "") or session.scenario.id)
+    return render_story(events, session.system, fmt, seat=seat, lang=lang, names=names, title=title)
