@@ -70,6 +70,9 @@ class _Parser(argparse.ArgumentParser):
 REPLAY_FORMATS = ("story", "story-html", "audit", "audit-html", "md", "html")
 
 
+#: ``agent.llm.REACTIONS`` (not imported here: it pulls in the openai client)
+_REACTIONS = ("standing", "scripted", "llm")
+
 def _paragraph(text: str) -> str:
     return re.sub(r"\s*\n\s*", " ", str(text)).strip()
 
@@ -329,7 +332,7 @@ class _LLMSeats:
                          budget_tokens=self.args.llm_budget or (LOCAL_BUDGET if self.local else 3000),
                          max_prompt_tokens=self.args.llm_max_prompt or (LOCAL_MAX_PROMPT if self.local else None),
                          count_tokens=self._local_count() if self.local else None,
-                         reactions=getattr(self.args, "llm_reactions", None) or ("scripted" if self.local else "llm"))
+                         reactions=getattr(self.args, "llm_reactions", None) or "standing")
         self.agents[policy] = agent
         return agent
 
@@ -886,8 +889,10 @@ def _llm_flags(s: argparse.ArgumentParser) -> None:
                    "en with --llm local)")
     g.add_argument("--llm-budget", type=int, metavar="TOKENS", help="token budget of the recent transcript in a prompt "
                    "(default 3000, estimated as characters / 2; 1000 with --llm local, counted by the model's tokenizer)")
-    g.add_argument("--llm-reactions", choices=("llm", "scripted"), help="who answers the system's mechanical "
-                   "reaction windows (reroll, concede, ...) on LLM seats (default llm; scripted with --llm local)")
+    g.add_argument("--llm-reactions", choices=_REACTIONS, help="who answers the system's mechanical reaction windows "
+                   "(reroll, concede, ...) on LLM seats: standing (default: the seat declares the system's default "
+                   "standing answers, the engine resolves those windows without asking), scripted (asked, answered by "
+                   "the scripted policy without a model call) or llm (the model)")
     g.add_argument("--llm-max-prompt", type=int, metavar="TOKENS", help="compact prompts larger than this (tokens, "
                    "as for --llm-budget) for small context windows (default: no limit; 2600 with --llm local)")
 

@@ -248,10 +248,45 @@ class HumanAgent:
                 self._state(decision, view=session)
             elif low == "log":
                 self._log(session)
+            elif low in ("standing", "常時", "常時応答"):
+                self._standing(session)
             elif low in ("quit", "exit"):
                 raise QuitAndSave("the player quit")
             else:
                 return cmd
+
+    def _standing(self, view: SeatView | None) -> None:
+        """Show this seat's standing answers and let the person change one (logged by the engine)."""
+        if view is None:
+            return
+        w = self.words
+        menu = view.standing_menu()
+        if not menu:
+            self.console.print(Text(w["standing_none"], style="dim"))
+            return
+        while True:
+            self.console.print(Text(w["standing_title"].format(name=self._name(view.actor)), style="bold"))
+            for i, (spec, vocab, now) in enumerate(menu, 1):
+                said = next((sa.label for sa in vocab if sa.id == now), w["standing_ask"])
+                self.console.print(Text(w["standing_row"].format(n=i, title=spec.title, answer=said)))
+            line = self._input(w["standing_pick_window"]).strip()
+            if self._echo:
+                self.console.print(w["standing_pick_window"] + line, markup=False, highlight=False)
+            if not line.isdigit() or not 1 <= int(line) <= len(menu):
+                return
+            spec, vocab, now = menu[int(line) - 1]
+            choices: list[tuple[str | None, str]] = [(None, w["standing_ask"])] + [(sa.id, sa.label) for sa in vocab]
+            for i, (sid, label) in enumerate(choices):
+                mark = " ←" if sid == now else ""
+                self.console.print(Text(f"  {i}. {label}{mark}"))
+            pick = self._input(w["standing_pick_answer"].format(title=spec.title)).strip()
+            if self._echo:
+                self.console.print(w["standing_pick_answer"].format(title=spec.title) + pick, markup=False, highlight=False)
+            if pick.isdigit() and 0 <= int(pick) < len(choices):
+                sid, label = choices[int(pick)]
+                view.set_standing(spec.kind, sid)
+                self.console.print(Text(w["standing_set"].format(title=spec.title, answer=label), style="green"))
+            menu = view.standing_menu()
 
     def _help(self, decision: Decision) -> None:
         w = self.words

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.core.decision import NOTE_MAX, Answer, Decision, IllegalAnswer
 from engine.core.events import ModelCallEvent
+from engine.core.standing import DEFAULT, declared_kinds
 
 from .models.base import Model, ModelError, ModelReply, ModelRequest, OutputMode
 from .prompting import PromptLibrary, RenderedPrompt, approx_tokens, build_prompt, default_library
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from engine.core.seat import SeatView
 
 __all__ = [
+    "REACTIONS",
     "LLMAgent",
     "PolicyAnswer",
     "ParsedReply",
@@ -55,6 +57,9 @@ __all__ = [
     "CircuitBreaker",
     "SAY_MAX",
 ]
+
+#: who answers the mechanical reaction windows of an LLM seat (``LLMAgent(reactions=...)``, ``--llm-reactions``)
+REACTIONS = ("standing", "scripted", "llm")
 
 #: longest "say" text (speech / narration) a model may attach to an answer
 SAY_MAX = 300
@@ -545,13 +550,13 @@ class LLMAgent:
         base_url: str | None = None,
         fallback: Any = None,
         max_prompt_tokens: int | None = None,
-        reactions: str = "llm",
+        reactions: str = "standing",
         reaction_kinds: Collection[str] | None = None,
         breaker: CircuitBreaker | None = None,
         count_tokens: Callable[[str], int] | None = None,
     ):
-        if reactions not in ("llm", "scripted"):
-            raise ValueError(f"reactions must be 'llm' or 'scripted', got {reactions!r}")
+        if reactions not in REACTIONS:
+            raise ValueError(f"reactions must be one of {', '.join(REACTIONS)}, got {reactions!r}")
         self.model = model
         self.name = name or f"llm:{model.name}"
         self.role_of = role_of
@@ -574,7 +579,9 @@ class LLMAgent:
 
             fallback = ScriptedAgent()
         self.fallback = fallback
-        #: "scripted": the system's reaction windows are answered by the fallback policy without a call
+        #: who answers the system's mechanical reaction windows: "standing" (default): the seat declares the
+        #: system's default standing answers, so the engine resolves them and never asks; "scripted": they are asked
+        #: and answered by the fallback policy without a call; "llm": the model is asked
         self.reactions = reactions
         #: overrides the system's ``reaction_kinds`` (None: ask the session's system)
         self.reaction_kinds = frozenset(reaction_kinds) if reaction_kinds is not None else None
@@ -607,7 +614,7 @@ class LLMAgent:
             self.decisions += 1
             self.forced += 1
             return PolicyAnswer(choice=decision.option_ids[0], policy="forced")
-        if self.reactions == "scripted":
+        if self.reactions != "llm":  # "standing": a window without a standing answer (none in its vocabulary)
             if self.reaction_kinds is not None:
                 reaction = decision.kind in self.reaction_kinds
             else:
@@ -623,6 +630,13 @@ class LLMAgent:
             self.short_circuited += 1
             return self._fall_back(view, "circuit_open", f"{self.breaker.failures} consecutive transport failures", 0)
         return None
+
+    def standing_answers(self, system: Any, actor: str, role: str) -> dict[str, str]:
+        """With ``reactions="standing"``: the default standing answer of every reaction window of the seat (or of
+        ``reaction_kinds``) whose vocabulary has one; the engine then resolves them without asking."""
+        if self.reactions != "standing":
+            return {}
+        return declared_kinds(system.decision_table, role, DEFAULT, self.reaction_kinds)
 
     def _delegate(self, view: SeatView) -> Any:
         """The scripted policy's answer, named as such (the table judges it like any other)."""

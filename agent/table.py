@@ -183,6 +183,7 @@ class Table:
         self.illegal = 0
         self.steps = 0
         self._fell_back_seq = self._fallback_pending()
+        self._declared = False
 
     # -- seats ---------------------------------------------------------------------------------------------------
     def _first_pc(self) -> str | None:
@@ -210,6 +211,30 @@ class Table:
 
             self._fallback = ScriptedAgent()
         return self._fallback
+
+    # -- standing answers ----------------------------------------------------------------------------------------
+    def standing_answers(self) -> dict[str, dict[str, str]]:
+        """What the seated agents declare (``agent.standing_answers(system, actor, role)``): actor → kind → id."""
+        s = self.session
+        out: dict[str, dict[str, str]] = {}
+        for actor in s.game.actors():
+            fn = getattr(self.agent_for(actor), "standing_answers", None)
+            if fn is not None:
+                mine = fn(s.system, actor, s.actor_role(actor))
+                if mine:
+                    out[actor] = dict(mine)
+        return out
+
+    def declare_standing(self) -> None:
+        """Before the first answer of a session: the agents' standing answers, declared once (one ``standing``
+        event). A resumed session keeps what its log declared (or did not)."""
+        self._declared = True
+        s = self.session
+        if s.is_over or s.answered or s.standing_declared:
+            return
+        answers = self.standing_answers()
+        if answers:
+            s.declare_standing(answers)
 
     # -- the loop ------------------------------------------------------------------------------------------------
     def _next(self) -> Decision | None:
@@ -313,6 +338,8 @@ class Table:
 
     def step(self) -> None:
         """Answer the pending decision(s): ask each agent, re-ask after an illegal answer, then fall back."""
+        if not self._declared:
+            self.declare_standing()
         for d in self.session.pending_all():
             if self._already_fell_back(d):
                 self._scripted_answer(d)
@@ -345,6 +372,8 @@ class Table:
     async def step_async(self) -> None:
         """Like ``step``; the members of a simultaneous decision are asked concurrently (their answers are held by
         the session until all are in, so the order they come back in changes nobody's view)."""
+        if not self._declared:
+            self.declare_standing()
         pending = self.session.pending_all()
         todo: list[Decision] = []
         for d in pending:

@@ -136,6 +136,8 @@ class Aggregator:
         self.dec_n = 0
         self.dec_sum = 0
         self.dec_sumsq = 0
+        #: reaction windows resolved by standing answers (not asked, so not in the decisions)
+        self.std_sum = 0
         self.dec_min: int | None = None
         self.dec_max: int | None = None
         self.longest: list[dict[str, Any]] = []
@@ -195,6 +197,7 @@ class Aggregator:
         self.dec_n += 1
         self.dec_sum += d
         self.dec_sumsq += d * d
+        self.std_sum += int(s.get("standing") or 0)
         self.dec_min = d if self.dec_min is None else min(self.dec_min, d)
         self.dec_max = d if self.dec_max is None else max(self.dec_max, d)
         self.longest.append({"seed": seed, "decisions": d})
@@ -263,6 +266,7 @@ class Aggregator:
         self.dec_n += o.dec_n
         self.dec_sum += o.dec_sum
         self.dec_sumsq += o.dec_sumsq
+        self.std_sum += o.std_sum
         for v in (o.dec_min, o.dec_max):
             if v is not None:
                 self.dec_min = v if self.dec_min is None else min(self.dec_min, v)
@@ -350,7 +354,8 @@ class Aggregator:
             "pcs": {pc: self._rates(c, sum(c.values())) for pc, c in sorted(self.pcs.items())},
             "outcomes": {k: self._rates(c, sum(c.values())) for k, c in sorted(self.outcomes.items())},
             "decisions": {"mean": _r(dm), "ci": [_r(dlo), _r(dhi)], "min": self.dec_min, "max": self.dec_max,
-                          "longest": list(self.longest)},
+                          "longest": list(self.longest),
+                          "standing_mean": _r(self.std_sum / self.dec_n) if self.dec_n else 0.0},
             "decision_kinds": self._freq(self.kinds, self.kinds_sessions, n, "kind"),
             "rules": self._freq(self.rules, self.rules_sessions, n, "rule"),
             "topics": self._freq(self.topics, self.topics_sessions, n, "topic"),

@@ -117,7 +117,7 @@ svg{max-width:100%;height:auto}
 <tr><th>scenario file</th><td><code>{{ sc.path }}</code> (sha256 {{ sc.sha256[:12] }}…)</td></tr>
 <tr><th>sessions</th><td>{{ s.runs }} run, {{ s.finished }} finished, {{ s.stalled }} hit a safety cap, {{ s.failed }} failed</td></tr>
 {% for k, v in run.items() %}<tr><th>{{ k }}</th><td>{{ v }}</td></tr>
-{% endfor %}<tr><th>decisions per session</th><td>mean {{ "%.1f"|format(rep.decisions.mean) }} (95% CI {{ "%.1f"|format(rep.decisions.ci[0]) }}–{{ "%.1f"|format(rep.decisions.ci[1]) }}), min {{ rep.decisions.min }}, max {{ rep.decisions.max }}</td></tr>
+{% endfor %}<tr><th>decisions per session</th><td>mean {{ "%.1f"|format(rep.decisions.mean) }} (95% CI {{ "%.1f"|format(rep.decisions.ci[0]) }}–{{ "%.1f"|format(rep.decisions.ci[1]) }}), min {{ rep.decisions.min }}, max {{ rep.decisions.max }}{% if rep.decisions.standing_mean %}; besides, {{ "%.1f"|format(rep.decisions.standing_mean) }} reaction windows per session resolved by standing answers (not asked){% endif %}</td></tr>
 </table>
 
 <h2 id="warnings">Warnings</h2>

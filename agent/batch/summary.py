@@ -15,6 +15,7 @@ from typing import Any
 
 from engine.core.events import (
     CheckEvent,
+    AutoEvent,
     DecisionEvent,
     EndEvent,
     InfoEvent,
@@ -110,7 +111,7 @@ def summarize(session: Any, *, stall: str | None = None, table: Any = None) -> d
             if frozen is None and hooks.end_before_phase is not None and f.get("machine") == "session" \
                     and f.get("dst") == hooks.end_before_phase:
                 frozen = dict(current)
-        elif cls is DecisionEvent:
+        elif cls is DecisionEvent or cls is AutoEvent:  # every window: asked, or resolved by a standing answer
             kinds[f["kind"]] += 1
         elif cls is StateEvent:
             rules[f.get("rule") or "(no rule)"] += 1
@@ -224,6 +225,7 @@ def summarize(session: Any, *, stall: str | None = None, table: Any = None) -> d
         "pcs": {pc: _pc_label(pcs_out.get(pc)) for pc in pcs} if pcs_out else {},
         "outcomes": named,
         "decisions": int(session.decisions),
+        "standing": int(getattr(session, "standing_resolved", 0)),
         "decision_kinds": dict(kinds),
         "rules": dict(rules),
         "topics": dict(topics),

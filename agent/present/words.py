@@ -15,11 +15,19 @@ _JA = {
     "help": (
         "選択肢の番号を入力してください。複数選ぶときは空白か読点（,）で区切ります。\n"
         "コマンド: help（この説明と、いまの判断の種類・ルール・選択肢の ID）、state（知っていることをすべて表示）、\n"
-        "log（最近の語り）、quit（保存して中断。trpg resume で再開できます）"
+        "log（最近の語り）、standing（常時応答: 振り直しなどの反応を毎回たずねずに決めておく）、\n"
+        "quit（保存して中断。trpg resume で再開できます）"
     ),
     "help_decision": "この判断: {kind}（{rule}）",
     "help_option": "  {n}. {label} [{id}]",
     "unchanged": "（状況は変わりません。全体は state で表示）",
+    "standing_title": "常時応答（{name}）: 決めておいた反応は、たずねずにそのとおり処理されます",
+    "standing_none": "（この席には常時応答にできる反応がありません）",
+    "standing_row": "  {n}. {title}: {answer}",
+    "standing_ask": "毎回たずねる",
+    "standing_pick_window": "変える反応の番号（Enter で戻る）: ",
+    "standing_pick_answer": "「{title}」をどうしますか（番号、Enter で戻る）: ",
+    "standing_set": "常時応答: {title} → {answer}",
     "choose_one": "番号を入力（1〜{n}、help で説明）",
     "choose_range": "{lo}〜{hi} 個を選んでください。番号を空白か , で区切って入力",
     "choose_range_none": "（何も選ばないときは Enter）",
@@ -94,17 +102,30 @@ _JA = {
     "web_others_help": "例: all=scripted、gm=llm、npcs=random（trpg play の --seat と同じ）",
     "web_table_of": "{title} — シード {seed}",
     "web_nothing": "まだ何も起きていません。",
+    "web_standing": "常時応答",
+    "web_standing_help": "振り直しなどの反応を、毎回たずねずに決めておけます（いつでも変えられます）。",
+    "web_standing_save": "保存",
+    "web_standing_ask": "毎回たずねる",
+    "web_standing_saved": "保存しました。次の反応から使われます。",
 }
 
 _EN = {
     "help": (
         "Answer with the number of an option; for several, separate them with spaces or commas.\n"
         "Commands: help (this text, with the decision's kind, rule and option ids), state (show what you know),\n"
-        "log (recent narration), quit (save and stop; trpg resume carries on)"
+        "log (recent narration), standing (standing answers: settle reactions such as rerolls once instead of\n"
+        "being asked each time), quit (save and stop; trpg resume carries on)"
     ),
     "help_decision": "this decision: {kind} ({rule})",
     "help_option": "  {n}. {label} [{id}]",
     "unchanged": "(state unchanged; type `state` to see it)",
+    "standing_title": "Standing answers ({name}): a reaction settled here is resolved without asking",
+    "standing_none": "(this seat has no reaction that can be settled in advance)",
+    "standing_row": "  {n}. {title}: {answer}",
+    "standing_ask": "ask every time",
+    "standing_pick_window": "number of the reaction to change (Enter: back): ",
+    "standing_pick_answer": "what for “{title}” (number, Enter: back): ",
+    "standing_set": "standing answer: {title} → {answer}",
     "choose_one": "type a number (1-{n}, or help)",
     "choose_range": "choose {lo} to {hi}, separated by spaces or commas",
     "choose_range_none": " (Enter for none)",
@@ -179,6 +200,11 @@ _EN = {
     "web_others_help": "e.g. all=scripted, gm=llm, npcs=random (as trpg play --seat)",
     "web_table_of": "{title} — seed {seed}",
     "web_nothing": "Nothing has happened yet.",
+    "web_standing": "Standing answers",
+    "web_standing_help": "Settle reactions such as rerolls once instead of being asked each time (change them any time).",
+    "web_standing_save": "Save",
+    "web_standing_ask": "ask every time",
+    "web_standing_saved": "Saved: used from the next reaction on.",
 }
 
 _WORDS = {"ja": _JA, "en": _EN}

@@ -6,11 +6,13 @@ policy can never use information its seat may not see.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from engine.core.decision import Decision
 from engine.core.session import Session
+from agent.scripted import standing_defaults
+from engine.systems.bloodberry.standing import STANDING as _STANDING
 
 __all__ = ["POLICY"]
 
@@ -34,18 +36,10 @@ def _me(d: Decision) -> dict[str, Any]:
 
 
 # -- judge ---------------------------------------------------------------------------------------------------------
-def j_abandon(d: Decision, s: Session) -> Any:
-    return "roll"
 
 
-def j_second_basis(d: Decision, s: Session) -> Any:
-    vals = d.context["values"]
-    return max(d.option_ids, key=lambda a: (vals[a], -ABILITY_ORDER.index(a)))
 
 
-def j_claim_useful(d: Decision, s: Session) -> Any:
-    rt = d.context.get("rel_type")
-    return [sid for sid in d.option_ids if rt is not None and d.context["affirm"].get(sid) == rt]
 
 
 def gm_approve_useful(d: Decision, s: Session) -> Any:
@@ -53,96 +47,26 @@ def gm_approve_useful(d: Decision, s: Session) -> Any:
     return [sid for sid in d.option_ids if rt is not None and d.context["affirm"].get(sid) == rt]
 
 
-def j_pre_effects(d: Decision, s: Session) -> Any:
-    c = d.context
-    if c.get("third_party"):
-        # 自堕落: help an ally PC facing a curse check it is likely to fail
-        if c.get("check") == "curse":
-            for r in c.get("rollers", []):
-                if (r.get("threshold") or 0) >= 2 and f"jidaraku:{r['id']}" in d.option_ids:
-                    return f"jidaraku:{r['id']}"
-        return "none"
-    needy = c.get("check") == "curse" or (c.get("check") == "relation" and c.get("in_cf"))
-    if needy and c.get("pool_estimate", 0) / 3 < (c.get("threshold") or 0):
-        effects = [o for o in d.option_ids if o != "none"]
-        if effects:
-            return effects[0]
-    return "none"
 
 
-def _failing(c: Mapping[str, Any]) -> bool:
-    thr = c.get("threshold")
-    ach = c.get("ach", 0)
-    if thr is not None and ach < thr:
-        return True
-    opp = c.get("opponent_ach")
-    if opp is not None:
-        return ach < opp or (ach == opp and c.get("side") == "active")
-    return False
 
 
-def j_reroll(d: Decision, s: Session) -> Any:
-    c = d.context
-    if not _failing(c):
-        return "stop"
-    if _has(d, "wish"):
-        return "wish"
-    if _has(d, "willpower") and c.get("check") == "curse" and c.get("loss_would_drop"):
-        return "willpower"
-    return "stop"
 
 
-def j_fairy_offer(d: Decision, s: Session) -> Any:
-    c = d.context
-    if c.get("target_is_curse_check") and (c.get("threshold") or 0) > c.get("ach", 0):
-        return "offer"
-    return "pass"
 
 
-def j_fairy_consent(d: Decision, s: Session) -> Any:
-    ab = d.context["abilities"]
-    best = max(ABILITY_ORDER, key=lambda a: (ab[a], -ABILITY_ORDER.index(a)))
-    if ab[best] >= 3 and _has(d, f"pay:{best}"):
-        return f"pay:{best}"
-    return "refuse"
 
 
-def j_post_mods(d: Decision, s: Session) -> Any:
-    c = d.context
-    if _has(d, "spare_key"):
-        return "spare_key"
-    if _has(d, "kyoshi"):
-        thr = c.get("threshold") or 0
-        act = c.get("active_ach", 0)
-        mine = c.get("my_ach", 0)
-        active_wins = act >= thr and act > mine
-        after = act - 1
-        if active_wins and not (after >= thr and after > mine):
-            return "kyoshi"
-    return "none"
 
 
-def j_grant(d: Decision, s: Session) -> Any:
-    return "none"
 
 
-def j_concede(d: Decision, s: Session) -> Any:
-    return "keep"
 
 
-def j_forget(d: Decision, s: Session) -> Any:
-    return "cancel" if d.context.get("in_confrontation") and d.context.get("user_is_opponent") else "pass"
 
 
-def j_chukoku(d: Decision, s: Session) -> Any:
-    return "pass"
 
 
-def kiryoku_guard(d: Decision, s: Session) -> Any:
-    c = d.context
-    if c["target_value"] - c["amount"] <= 0 and c["my_value"] >= 2:
-        return "guard"
-    return "pass"
 
 
 def rescue_byojaku(d: Decision, s: Session) -> Any:
@@ -322,20 +246,7 @@ def _const(value: str) -> Callable[[Decision, Session], Any]:
 
 
 POLICY: dict[str, Callable[[Decision, Session], Any]] = {
-    "j.abandon": j_abandon,
-    "j.second_basis": j_second_basis,
-    "j.claim_useful": j_claim_useful,
     "gm.approve_useful": gm_approve_useful,
-    "j.pre_effects": j_pre_effects,
-    "j.reroll": j_reroll,
-    "j.fairy_offer": j_fairy_offer,
-    "j.fairy_consent": j_fairy_consent,
-    "j.post_mods": j_post_mods,
-    "j.grant": j_grant,
-    "j.concede": j_concede,
-    "j.forget": j_forget,
-    "j.chukoku": j_chukoku,
-    "kiryoku.guard": kiryoku_guard,
     "rescue.byojaku": rescue_byojaku,
     "rc.passive_choice": rc_passive_choice,
     "rc.sublimate": rc_sublimate,
@@ -362,7 +273,6 @@ POLICY: dict[str, Callable[[Decision, Session], Any]] = {
     "gm.proposal_ruling": gm_proposal_ruling,
     "bs.victory": bs_victory,
     "gm.victory_ruling": _const("approve"),
-    "race.guardian": _const("none"),
     "end.victory_eval": gm_victory_eval,
     "sk.time": sk_time,
     "sk.foam": lambda d, s: d.option_ids[0],
@@ -542,3 +452,7 @@ POLICY.update({
     "fm.step3": fm_step3,
     "fm.gate_roller": fm_gate_roller,
 })
+
+# the reaction windows: the system's default standing answers (engine.systems.bloodberry.standing), which the agent
+# also declares (ScriptedAgent.standing_answers), so that the engine resolves them without asking
+POLICY.update(standing_defaults(_STANDING))

@@ -11,6 +11,8 @@ from typing import Any
 
 from engine.core.decision import Decision
 from engine.core.seat import SeatView
+from agent.scripted import standing_defaults
+from engine.systems.last_fragment.standing import STANDING as _STANDING
 
 __all__ = ["POLICY"]
 
@@ -241,17 +243,6 @@ def climax_declaration(d: Decision, v: SeatView) -> Any:
 
 
 # -- checks ----------------------------------------------------------------------------------------------------
-def item_request(d: Decision, v: SeatView) -> Any:
-    """check_item_request: the first item iff the effective dice (with tokens) would be 0, or a shock check with
-    ≤ 1 die while the roller's abnormality Lv ≥ 3; one's own before another's (item_use_on_others); after a
-    refusal (item_requests_per_check > 1) the next one."""
-    c = _ctx(d)
-    dice = int(c.get("dice_with_tokens", 1))
-    if dice <= 0 or (c.get("check") == "shock" and dice <= 1 and int(c.get("abnormality_level", 0)) >= 3):
-        own = [o for o in d.option_ids if o.startswith("item:")]
-        lent = [o for o in d.option_ids if o.startswith("lend:")]
-        return (own or lent or ["none"])[0]
-    return "none"
 
 
 def item_lend(d: Decision, v: SeatView) -> Any:
@@ -263,23 +254,8 @@ def approve(d: Decision, v: SeatView) -> Any:
     return _first(d, "approve")
 
 
-def ability_choice(d: Decision, v: SeatView) -> Any:
-    """check_ability_choice: the higher level; ties: the designated ability."""
-    levels: Mapping[str, int] = _ctx(d).get("levels") or {}
-    best = d.option_ids[0]
-    for o in d.option_ids[1:]:
-        if levels.get(o, 0) > levels.get(best, 0):
-            best = o
-    return best
 
 
-def token_spend(d: Decision, v: SeatView) -> Any:
-    """check_token_spend: max(0, 2 − dice) tokens (shock checks: max(0, 3 − dice)), as available."""
-    c = _ctx(d)
-    dice = int(c.get("dice", 0))
-    want = max(0, (3 if c.get("check") == "shock" else 2) - dice)
-    ks = [int(o) for o in d.option_ids]
-    return str(min(want, max(ks)))
 
 
 def fumble_item(d: Decision, v: SeatView) -> Any:
@@ -516,11 +492,8 @@ POLICY: dict[str, Policy] = {
     "pc.main_action": main_action,
     "pc.free_action": free_action,
     "pc.climax_declaration": climax_declaration,
-    "ck.item_request": item_request,
     "gm.item_approval": approve,
     "ck.item_lend": item_lend,
-    "ck.ability_choice": ability_choice,
-    "ck.token_spend": token_spend,
     "ck.fumble_item_choice": fumble_item,
     "sf.designate_ability": designate,
     "sf.come_out": come_out,
@@ -552,3 +525,7 @@ POLICY: dict[str, Policy] = {
     "cont.memorialize": none_many,
     "cont.next_session_items": next_items,
 }
+
+# the reaction windows: the system's default standing answers (engine.systems.last_fragment.standing), which the agent
+# also declares (ScriptedAgent.standing_answers), so that the engine resolves them without asking
+POLICY.update(standing_defaults(_STANDING))

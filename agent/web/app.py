@@ -41,6 +41,7 @@ from engine.core.registry import systems
 from engine.core.replay import resume
 from engine.core.story import StoryItem, Storyteller, names_for, plain_titles
 from engine.core.visibility import GM
+from engine.core.standing import StandingError
 from engine.resources import resource_dir
 
 from ..present.words import LANGS, no_field, web_words
@@ -86,6 +87,7 @@ class WebTable:
         self.log = log
         self.lang = lang
         self.table = Table(session, seats, factory)
+        self.table.declare_standing()  # the seats' standing answers, before the first answer (a resumed log has its own)
         self.lock = threading.RLock()
         self.version = 0
         self.busy = False
@@ -166,6 +168,33 @@ class WebTable:
         compact panels): one's own character, private information (hand, fragments) and the table at a glance."""
         teller = Storyteller(self.session.system, self.lang, self.known_names(actor))
         return plain_titles(teller.sheet(self.session.observation(actor)))
+
+    def standing_rows(self, actor: str) -> list[dict[str, Any]]:
+        """The seat's reaction windows with their standing answers (the side panel's form)."""
+        if self.session.is_over or not self.is_human(actor):
+            return []
+        from engine.core.standing import standing_menu
+
+        table = self.session.system.decision_table
+        mine = self.session.standing.get(actor, {})
+        return [{"kind": spec.kind, "title": spec.title, "now": mine.get(spec.kind) or "",
+                 "answers": [(sa.id, sa.label) for sa in vocab]}
+                for spec, vocab in standing_menu(table, self.session.actor_role(actor))]
+
+    def set_standing(self, actor: str, wanted: Mapping[str, str]) -> str | None:
+        """Declare the standing answers the form changed (kind → id, "" to be asked); None, or the refusal."""
+        with self.lock:
+            if self.session.is_over or not self.is_human(actor):
+                return WORDS[self.lang]["stale"]
+            now = self.session.standing.get(actor, {})
+            changed = {k: (v or None) for k, v in wanted.items() if (v or None) != now.get(k)}
+            try:
+                if changed:
+                    self.session.declare_standing({actor: changed})
+            except StandingError as e:
+                return str(e)
+            self.version += 1
+        return None
 
     def suggestion(self, d: Decision) -> Any:
         """What the scripted policy would answer from this seat's view (never another seat's)."""
@@ -380,6 +409,7 @@ def make_app(logs: Path, *, lang: str = "ja", llm_factory: Any = None) -> Starle
             actor = t.seat()
             items = t.story(actor)
             html = render("table.html", w=words(), lang=lang, t=t, items=items, panels=t.panels(actor),
+                          actor=actor, rows=t.standing_rows(actor), saved=False, error="",
                           title=str(getattr(t.session.scenario.model, "title", "") or t.session.scenario.id),
                           **{k: v for k, v in decision_context(t).items() if k not in ("w", "t")})
         return HTMLResponse(html)
@@ -399,6 +429,18 @@ def make_app(logs: Path, *, lang: str = "ja", llm_factory: Any = None) -> Starle
             raw = _answer_from_form(d, form, [str(x) for x in form.getlist("choices")]) if d is not None else {}
         problem = t.answer(seq, raw)
         return HTMLResponse(render("_error.html", error=problem or ""))
+
+    async def standing(request: Request) -> Response:
+        try:
+            t = table_of(request)
+        except KeyError:
+            return HTMLResponse(words()["stale"])
+        form = await request.form()
+        actor = str(form.get("actor", ""))
+        wanted = {k[2:]: str(v) for k, v in form.items() if k.startswith("s.")}
+        problem = t.set_standing(actor, wanted)
+        return HTMLResponse(render("_standing.html", w=words(), t=t, actor=actor, rows=t.standing_rows(actor),
+                                   saved=problem is None, error=problem or ""))
 
     async def events(request: Request) -> Response:
         try:
@@ -439,6 +481,7 @@ def make_app(logs: Path, *, lang: str = "ja", llm_factory: Any = None) -> Starle
         Route("/story/{name}", story_page),
         Route("/t/{tid}", table_page),
         Route("/t/{tid}/answer", answer, methods=["POST"]),
+        Route("/t/{tid}/standing", standing, methods=["POST"]),
         Route("/t/{tid}/events", events),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from .standing import StandingAnswer
 
 __all__ = ["DecisionSpec", "decision_table", "shape_of", "WHO", "SHAPES"]
 
@@ -30,7 +33,7 @@ class DecisionSpec:
     #: the spec section (documentation; the decision itself names the rule it is asked under)
     rule: str = ""
     #: a mechanical reaction window (reroll, concede, a hero-point window): an LLM seat may leave it to the scripted
-    #: policy, and a seat may one day answer it with a standing answer
+    #: policy, and a seat may answer it with a standing answer (``standing``)
     reaction: bool = False
     #: speech or narration is expected with the answer (a declaration, a GM ruling told aloud)
     speech: bool = False
@@ -44,6 +47,10 @@ class DecisionSpec:
     doc: str = ""
     #: shapes the same kind is also asked in (a choice among table rows, then free text when "free" is chosen)
     other_shapes: frozenset[str] = frozenset()
+    #: the standing answers a seat may declare for this window (``engine.core.standing``): reaction windows only
+    standing: tuple[StandingAnswer, ...] = ()
+    #: the window's name as a player reads it (menus of standing answers)
+    title: str = ""
 
     @property
     def shapes(self) -> frozenset[str]:
@@ -62,11 +69,20 @@ class DecisionSpec:
             raise ValueError(f"decision {self.kind}: who must be one of {WHO}, not {self.who!r}")
         if self.shape not in SHAPES:
             raise ValueError(f"decision {self.kind}: shape must be one of {SHAPES}, not {self.shape!r}")
+        if self.standing and not self.reaction:
+            raise ValueError(f"decision {self.kind}: only a reaction window may have standing answers")
+        ids = [sa.id for sa in self.standing]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"decision {self.kind}: a standing answer id is declared twice in {ids}")
 
 
 def decision_table(specs: Iterable[DecisionSpec],
-                   other_shapes: Mapping[str, Iterable[str]] | None = None) -> Mapping[str, DecisionSpec]:
-    """The table as kind → spec; a kind declared twice is an error. ``other_shapes``: kind → further shapes."""
+                   other_shapes: Mapping[str, Iterable[str]] | None = None,
+                   standing: Mapping[str, Iterable[StandingAnswer]] | None = None,
+                   titles: Mapping[str, str] | None = None) -> Mapping[str, DecisionSpec]:
+    """The table as kind → spec; a kind declared twice is an error. ``other_shapes``: kind → further shapes;
+    ``standing``: kind → the standing answers of that reaction window (``engine.core.standing``); ``titles``: kind
+    → the window's name for players (every window with standing answers needs one)."""
     out: dict[str, DecisionSpec] = {}
     for s in specs:
         if s.kind in out:
@@ -76,6 +92,13 @@ def decision_table(specs: Iterable[DecisionSpec],
         if kind not in out:
             raise ValueError(f"other shapes for undeclared decision kind {kind!r}")
         out[kind] = replace(out[kind], other_shapes=frozenset(shapes))
+    for kind, answers in (standing or {}).items():
+        if kind not in out:
+            raise ValueError(f"standing answers for undeclared decision kind {kind!r}")
+        title = (titles or {}).get(kind, "")
+        if not title:
+            raise ValueError(f"standing answers for {kind!r} without a title for players")
+        out[kind] = replace(out[kind], standing=tuple(answers), title=title)
     return out
 
 

@@ -27,10 +27,12 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from .decision import IllegalAnswer
-from .events import LOG_FORMAT, AnswerEvent, EndEvent, EventLog, HeaderEvent, InfoEvent, ModelCallEvent, RollEvent, read_log
+from .events import (LOG_FORMAT, AnswerEvent, EndEvent, EventLog, HeaderEvent, InfoEvent, ModelCallEvent, RollEvent,
+                     StandingEvent, read_log)
 from .registry import get_system, systems
 from .scenario import load_scenario
 from .session import Session
+from .standing import StandingError
 from .transcript import render_transcript
 
 __all__ = [
@@ -249,7 +251,7 @@ def _replay(path: str | os.PathLike[str], *, for_resume: bool,
     for i in range(1, len(logged)):
         ev = logged[i]
         line_no = i + 1
-        if is_agent_event(ev) or isinstance(ev, AnswerEvent):
+        if is_agent_event(ev) or isinstance(ev, (AnswerEvent, StandingEvent)):
             if j < len(regen):
                 raise ReplayMismatch(
                     p, line_no, lines[i], regen[j].model_dump_json(), "the engine has events the log does not have here"
@@ -257,6 +259,11 @@ def _replay(path: str | os.PathLike[str], *, for_resume: bool,
             if is_agent_event(ev):
                 session.record(ev)
                 since.append(ev)
+            elif isinstance(ev, StandingEvent):  # a seat changed a standing answer here: an input, like an answer
+                try:
+                    session.declare_standing(ev.answers)
+                except StandingError as e:
+                    raise ReplayMismatch(p, line_no, lines[i], f"(refused: {e})", "the logged standing answer is illegal now") from None
             else:
                 if session.is_over:
                     raise ReplayMismatch(p, line_no, lines[i], "(the session is over)", "an answer after the end")

@@ -105,6 +105,20 @@ class SeatView:
             self._spec = self.system.decision_table.get(self.decision.kind, False)
         return self._spec or None
 
+    # -- standing answers (engine.core.standing) --------------------------------------------------------------
+    def standing_menu(self) -> list[tuple[Any, Any, str | None]]:
+        """The reaction windows this seat's actor may answer once and for all: (the window's ``DecisionSpec``, its
+        standing answers, the id in force or None), in the decision table's order."""
+        from .standing import standing_menu
+
+        mine = self._session.standing.get(self.decision.actor, {})
+        return [(spec, vocab, mine.get(spec.kind)) for spec, vocab in standing_menu(self.system.decision_table, self.role)]
+
+    def set_standing(self, kind: str, answer: str | None) -> None:
+        """Declare (an id of the window's vocabulary) or drop (None) this actor's standing answer to ``kind``, from
+        the next window on (``Session.set_standing``; ``StandingError`` names what is legal, nothing changed)."""
+        self._session.set_standing(self.decision.actor, kind, answer)
+
     def note(self, event: BaseModel) -> None:
         """An event of the agent's own (a model call) to go into the log before its answer."""
         self.events.append(event)

@@ -36,13 +36,16 @@ from .events import (
     PhaseEvent,
     RevealEvent,
     RollEvent,
+    AutoEvent,
     RulingEvent,
+    StandingEvent,
     StateEvent,
     VoidEvent,
 )
 from .machine import FlowState, MachineSpec
 from .scenario import LoadedScenario
 from .seat import SeatView
+from .standing import StandingAnswer, StandingError, check_standing, standing_entry, standing_window
 from .visibility import GM, audience, seat_transcript
 
 __all__ = ["Session", "GameContext", "Game", "package_version", "ROLES", "SessionKey"]
@@ -278,6 +281,17 @@ class Session:
             self.dice.listen(self._on_roll)
         self.ctx = GameContext(scenario, self.config, self.dice, self.options, self._emit_kw, recording=self._recording)
         self.game = self.system.new_game(self.ctx)
+        table = getattr(self.system, "decision_table", None) or {}
+        #: standing answers in force: actor → kind → answer id (``engine.core.standing``), as declared by
+        #: ``declare_standing`` (``standing`` events in the log)
+        self.standing: dict[str, dict[str, str]] = {}
+        self._standing: dict[tuple[str, str], StandingAnswer] = {}
+        #: reaction windows resolved by a standing answer (not asked, not numbered)
+        self.standing_resolved = 0
+        #: whether standing answers were ever declared (a ``standing`` event), even if all were dropped since
+        self.standing_declared = False
+        #: answers given so far (members of a simultaneous node each count)
+        self.answered = 0
         self._gen = self.game.run()
         self.outcome: dict[str, Any] | None = None
         self._pending: Decision | None = None
@@ -286,7 +300,6 @@ class Session:
         self._held: dict[str, Answer] = {}
         self._labels: dict[str, str] = {}
         self.key = SessionKey()
-        table = getattr(self.system, "decision_table", None) or {}
         #: decision kinds whose answers everyone sees (the system's decision table); others: the actor and the GM
         self._public_kinds = frozenset(k for k, spec in table.items() if getattr(spec, "public", False))
         if getattr(self.game, "state_audience", None) is not None and self.ctx.state_audience is None:
@@ -416,6 +429,7 @@ class Session:
                 fields["to"] = [d.actor, GM] if d.actor != GM else [GM]
             self._emit_kw(AnswerEvent, fields)
         d.seal()
+        self.answered += 1
         if group is None:
             self._advance(ans)
             return
@@ -461,9 +475,89 @@ class Session:
             },
         )
 
+    # -- standing answers ------------------------------------------------------------------------------------------
+    def _roles(self) -> dict[str, str]:
+        game = self.game
+        return {a: game.actor_role(a) for a in game.actors()}
+
+    def declare_standing(self, answers: Mapping[str, Mapping[str, str | None]]) -> None:
+        """Declare standing answers (actor → decision kind → an id of that window's vocabulary, or None to drop
+        one), in force from the next window on (a pending decision is still answered by its seat). Logged as one
+        ``standing`` event, an input that replay feeds back; ``StandingError`` (nothing changed) names what is legal.
+        Declaring nothing is not logged."""
+        if self._pending is None:
+            raise StandingError("the session is over: no standing answer can be declared")
+        table = getattr(self.system, "decision_table", None) or {}
+        roles = self._roles()
+        given = check_standing(table, {a: {k: v for k, v in kinds.items() if v is not None}
+                                       for a, kinds in answers.items()}, roles)
+        dropped: dict[str, list[str]] = {}
+        for actor in sorted(answers):
+            for kind in sorted(answers[actor]):
+                if answers[actor][kind] is None:
+                    standing_window(table, kind, actor)
+                    dropped.setdefault(actor, []).append(kind)
+        if not given and not dropped:
+            return
+        self.standing_declared = True
+        logged: dict[str, dict[str, str | None]] = {}
+        for actor, kinds in given.items():
+            for kind, sid in kinds.items():
+                self.standing.setdefault(actor, {})[kind] = sid
+                self._standing[(actor, kind)] = standing_entry(table, kind, sid)[1]
+                logged.setdefault(actor, {})[kind] = sid
+        for actor, gone in dropped.items():
+            for kind in gone:
+                mine = self.standing.get(actor)
+                if mine is not None:
+                    mine.pop(kind, None)
+                    if not mine:
+                        del self.standing[actor]
+                self._standing.pop((actor, kind), None)
+                logged.setdefault(actor, {})[kind] = None
+        if self._recording:
+            to = [a for a in logged if a != GM] + [GM]
+            self._emit_kw(StandingEvent, {"answers": {a: dict(sorted(k.items())) for a, k in sorted(logged.items())},
+                                          "to": to})
+
+    def set_standing(self, actor: str, kind: str, answer: str | None) -> None:
+        """One standing answer (``declare_standing``)."""
+        self.declare_standing({actor: {kind: answer}})
+
+    def _resolve_standing(self, d: Decision, sa: StandingAnswer) -> Answer | None:
+        actor = d.actor
+        d._observe = lambda: self.game.observation(actor)
+        raw = sa.resolve(d)
+        if raw is None:
+            return None
+        try:
+            ans = d.check(raw)
+        except IllegalAnswer as e:  # the vocabulary is the engine's own: an illegal answer is an engine bug
+            raise RuntimeError(f"the standing answer {sa.id!r} of {d.kind} gave an illegal answer: {e}") from None
+        self.standing_resolved += 1
+        if self._recording:
+            picked = (ans.choice,) if ans.choice is not None else ans.choices or ()
+            fields: dict[str, Any] = {"actor": actor, "kind": d.kind, "standing": sa.id, "answer": ans.to_json(),
+                                      "label": " / ".join(d.label_of(x) for x in picked)}
+            if d.kind not in self._public_kinds:
+                fields["to"] = [actor, GM] if actor != GM else [GM]
+            self._emit_kw(AutoEvent, fields)
+        d.seal()
+        return ans
+
     def _advance(self, ans: Any, first: bool = False) -> None:
+        standing = self._standing
         try:
             d = next(self._gen) if first else self._gen.send(ans)  # type: ignore[arg-type]
+            if standing:  # windows a seat answered once and for all: resolved here, never asked
+                while type(d) is Decision:
+                    sa = standing.get((d.actor, d.kind))
+                    if sa is None:
+                        break
+                    auto = self._resolve_standing(d, sa)
+                    if auto is None:
+                        break
+                    d = self._gen.send(auto)
         except StopIteration as stop:
             self._pending = None
             self.outcome = stop.value or {}

@@ -25,6 +25,7 @@ from pydantic import BaseModel
 
 from .events import (
     AnswerEvent,
+    AutoEvent,
     CheckEvent,
     CheckRoll,
     DecisionEvent,
@@ -37,6 +38,7 @@ from .events import (
     RevealEvent,
     RollEvent,
     RulingEvent,
+    StandingEvent,
     StateEvent,
     VoidEvent,
 )
@@ -142,6 +144,9 @@ _WORDS: dict[str, dict[str, str]] = {
         "change": "{what}: {old} → {new}",
         "reroll": "振り直し",
         "end": "セッション終了",
+        "standing": "常時応答",
+        "standing_dropped": "毎回たずねる",
+        "standing_many": "{n}種の反応を決めておく",
     },
     "en": {
         "gm": "GM",
@@ -166,6 +171,9 @@ _WORDS: dict[str, dict[str, str]] = {
         "change": "{what}: {old} → {new}",
         "reroll": "reroll",
         "end": "end of the session",
+        "standing": "standing answers",
+        "standing_dropped": "ask every time",
+        "standing_many": "{n} kinds of reaction settled",
     },
 }
 
@@ -444,6 +452,15 @@ class Storyteller:
         if isinstance(e, VoidEvent):
             text = w["void"].format(id=e.check) + (f"（{e.reason}）" if e.reason else "")
             return [StoryItem("info", text)]
+        if isinstance(e, AutoEvent):  # a window resolved by a standing answer: told as its answer would be
+            if h.answer is None:
+                return []
+            made = h.answer(AnswerEvent(seq=-1, actor=e.actor, kind=e.kind, answer=e.answer, label=e.label, to=e.to), name)
+            return [made] if made is not None else []
+        if isinstance(e, StandingEvent):
+            return [StoryItem("info", f"{w['standing']}: " + "／".join(self._standing_text(a, kinds, w)
+                                                                        for a, kinds in e.answers.items()),
+                              private=e.to is not None)]
         if isinstance(e, RevealEvent):
             shown = "、".join(f"{name(a)} {e.labels.get(a, '')}".strip() for a in e.answers)
             return [StoryItem("reveal", f"{w['reveal']}: {shown}")]
@@ -451,6 +468,22 @@ class Storyteller:
             lines = h.ending(e.outcome, name) if h.ending is not None else generic_ending(e.outcome, name, self.lang)
             return [StoryItem("ending", w["ending"], lines=tuple(lines))]
         return []
+
+    def _standing_text(self, actor: str, kinds: Mapping[str, str | None], w: Mapping[str, str]) -> str:
+        """「name: window → answer」 per window (a seat's own few), or how many windows (a GM's many seats)."""
+        table = getattr(self.system, "decision_table", None) or {}
+        said: list[str] = []
+        for kind, sid in kinds.items():
+            spec = table.get(kind)
+            title = getattr(spec, "title", "") or kind
+            if sid is None:
+                said.append(f"{title} → {w['standing_dropped']}")
+                continue
+            label = next((sa.label for sa in getattr(spec, "standing", ()) if sa.id == sid), sid)
+            said.append(f"{title} → {label}")
+        if len(said) > 3:
+            return f"{self.name(actor)}: " + w["standing_many"].format(n=len(said))
+        return f"{self.name(actor)}: " + "、".join(said)
 
     # -- what a seat sees of a pending decision -------------------------------------------------------------------
     def decision_lines(self, d: Decision) -> list[str]:

@@ -17,6 +17,8 @@ from pydantic import BaseModel
 
 from .events import (
     AnswerEvent,
+    AutoEvent,
+    StandingEvent,
     CheckEvent,
     DecisionEvent,
     EndEvent,
@@ -153,6 +155,13 @@ def _blocks(events: Iterable[BaseModel]) -> list[_Block]:
                     meta=ev.policy,
                 )
             )
+        elif isinstance(ev, AutoEvent):  # a window resolved by its actor's standing answer, not asked
+            out.append(_Block("answer", title=f"{ev.actor} → {ev.label + ' [' + _answer_text(ev.answer) + ']' if ev.label else _answer_text(ev.answer)}",
+                              meta=f"{ev.kind}, standing answer {ev.standing}"))
+        elif isinstance(ev, StandingEvent):
+            shown = "; ".join(f"{a}: " + ", ".join(f"{k} = {v if v is not None else '(dropped)'}" for k, v in kinds.items())
+                              for a, kinds in ev.answers.items())
+            out.append(_Block("info", title="standing answers", text=shown))
         elif isinstance(ev, StateEvent):
             why = ", ".join(x for x in (ev.rule, ev.cause) if x)
             out.append(_Block("state", title=ev.path, text=f"{_j(ev.old)} → {_j(ev.new)}", meta=why))

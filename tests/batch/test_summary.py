@@ -20,7 +20,8 @@ def test_yogaribito_seed_1_summary():
     assert s["ending"] == "objective_achieved"
     assert s["pcs"] == {"jin": "alive", "mio": "alive"}
     assert s["outcomes"] == {"fight m_ghouls": "pcs_win", "fight climax": "pcs_win"}
-    assert s["decisions"] == 206
+    # the scripted seats declare their standing answers: the reaction windows are resolved, not asked
+    assert s["decisions"] == 127 and s["standing"] == 79
     assert sum(s["decision_kinds"].values()) == 206
     assert s["decision_kinds"]["ck.luck"] == 21
     assert s["scenes"] == ["op_jin", "op_mio", "m_investigate", "m_school", "m_count", "m_ghouls", "m_preparation",
@@ -45,7 +46,7 @@ def test_yogaribito_seed_1_summary():
 
 def test_bloodberry_seed_1_summary():
     s = play_one(str(INOIRI), ["all=scripted"], 1)
-    assert s["ending"] == "victory" and s["decisions"] == 538
+    assert s["ending"] == "victory" and s["decisions"] == 199 and s["decisions"] + s["standing"] == 538
     assert s["pcs"] == {"aoi": "active", "beni": "active", "chika": "active", "dora": "active"}
     assert s["outcomes"] == {"victory goal aoi[0]": "achieved", "victory goal chika[0]": "achieved"}
     assert s["scenes"] == ["opening", "hagurumado", "seikai_shrine", "inoiri_port", "hinako_room", "climax"]

@@ -244,6 +244,41 @@ def test_an_illegal_answer_is_refused_on_the_page(browser, tmp_path):
         server.stop()
 
 
+def test_standing_answers_are_set_on_the_page(browser, tmp_path):
+    """The side panel's 常時応答: the seat picks standing answers for two windows and saves; the engine logs them and
+    resolves those windows from then on without asking the page."""
+    from engine.core.events import AutoEvent, DecisionEvent, StandingEvent
+
+    scenario = next(p for p in SAMPLES if p.stem == "inoiri_dolls")
+    server = Server(tmp_path / "logs")
+    page = browser.new_page()
+    try:
+        start_table(page, server, scenario, seed=2)
+        page.click("form.standing summary")
+        text = page.inner_text("form.standing")
+        assert "判定の放棄" in text and "振り直し" in text and "毎回たずねる" in text
+        assert not re.search(r"[a-z]+\.[a-z_]+|default|always", text), text  # no ids in what the player reads
+        page.select_option("select[data-kind='j.abandon']", "default")
+        page.select_option("select[data-kind='j.reroll']", "always:stop")
+        page.click("form.standing button[type=submit]")
+        page.wait_for_selector("form.standing .saved")
+        assert page.input_value("select[data-kind='j.reroll']") == "always:stop"
+        click_on(page, 80)
+        log = next((tmp_path / "logs").glob("*.jsonl"))
+        events, _ = read_log(log)
+        me = first_pc(server)
+        marks = [e for e in events if isinstance(e, StandingEvent)]
+        assert {me: {"j.abandon": "default", "j.reroll": "always:stop"}} in [m.answers for m in marks]
+        at = events.index(next(m for m in marks if me in m.answers))
+        later = events[at + 1:]
+        assert any(isinstance(e, AutoEvent) and e.actor == me and e.kind == "j.abandon" for e in later)
+        asked = [e.kind for e in later if isinstance(e, DecisionEvent) and e.actor == me]
+        assert asked and "j.abandon" not in asked and "j.reroll" not in asked
+    finally:
+        page.close()
+        server.stop()
+
+
 if __name__ == "__main__" and "--shots" in sys.argv:  # pragma: no cover
     # screenshots for docs/: a few decisions into each system's first sample
     from playwright.sync_api import sync_playwright

@@ -11,7 +11,8 @@ from typing import Any
 from engine.core.decision import Decision
 from engine.core.seat import SeatView
 from engine.systems.a_game.names import normalize
-from engine.systems.a_game.odds import choose_fixed
+from agent.scripted import standing_defaults
+from engine.systems.a_game.standing import STANDING as _STANDING
 
 __all__ = ["POLICY"]
 
@@ -353,27 +354,10 @@ def approve_cooperation(d: Decision, v: SeatView) -> Any:
     return "approve" if c.get("category") in (c.get("categories") or []) else _first(d, "reject:not_applicable")
 
 
-def _fix_option(d: Decision, f: int) -> str:
-    return "roll" if f <= 0 else _first(d, f"fix:{f}", "roll")
 
 
-def fixed(d: Decision, v: SeatView) -> Any:
-    """D22: the actor the closed form of §9.6 (an opposed roll before the difficulty is known: D_est = 2·N_opp); the
-    opposing side fixes every die."""
-    c = _ctx(d)
-    n = int(c.get("n", 0))
-    if c.get("role") == "opponent":
-        return _fix_option(d, n)
-    target = c.get("difficulty") if c.get("difficulty") is not None else c.get("d_est")
-    return _fix_option(d, choose_fixed(n, int(target if target is not None else 1)))
 
 
-def greed(d: Decision, v: SeatView) -> Any:
-    """D23: the actor stops on a success and otherwise rolls every allowed die; the opposing side never."""
-    c = _ctx(d)
-    if c.get("role") == "opponent" or c.get("result_now") == "success":
-        return "stop"
-    return _first(d, f"greed:{c.get('avail')}", "stop")
 
 
 def record_precedent(d: Decision, v: SeatView) -> Any:
@@ -429,11 +413,13 @@ POLICY: dict[str, Policy] = {
     "sd.reverse_elements": reverse_elements,
     "pc.offer_cooperation": offer_cooperation,
     "sd.approve_cooperation": approve_cooperation,
-    "ck.fixed": fixed,
-    "ck.greed": greed,
     "sd.intermediate": lambda d, v: "none",
     "pc.record_precedent": record_precedent,
     "sd.follow_precedent": lambda d, v: "follow",
     "sd.narrate": lambda d, v: "none",
     "ck.elements": check_elements,
 }
+
+# the reaction windows: the system's default standing answers (engine.systems.a_game.standing), which the agent
+# also declares (ScriptedAgent.standing_answers), so that the engine resolves them without asking
+POLICY.update(standing_defaults(_STANDING))

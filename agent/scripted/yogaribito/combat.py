@@ -31,6 +31,8 @@ from typing import Any
 
 from engine.core.decision import Decision
 from engine.core.session import Session
+from agent.scripted import standing_defaults
+from engine.systems.yogaribito.standing import STANDING as _STANDING
 
 __all__ = ["POLICY", "attack_score", "best_attack"]
 
@@ -210,8 +212,6 @@ def layout(d: Decision, s: Session) -> Any:
     return _first(d, "split")
 
 
-def delay(d: Decision, s: Session) -> Any:
-    return _first(d, "none")
 
 
 def tie_order(d: Decision, s: Session) -> Any:
@@ -487,9 +487,6 @@ def seal_item(d: Decision, s: Session) -> Any:
     return max(d.option_ids, key=lambda u: (dmg.get(u, 0), -d.option_ids.index(u)))
 
 
-def blockade_consent(d: Decision, s: Session) -> Any:
-    c = d.context
-    return "consent" if c.get("mover_side") == c.get("side") else "contest"
 
 
 def blockade_opponent(d: Decision, s: Session) -> Any:
@@ -497,11 +494,6 @@ def blockade_opponent(d: Decision, s: Session) -> Any:
     return max(d.option_ids, key=lambda b: (bodies.get(b, 0), -d.option_ids.index(b)))
 
 
-def crit_bonus(d: Decision, s: Session) -> Any:
-    c = d.context
-    if c.get("no_damage") or (c.get("d_eff") is not None and c.get("d_eff") == c.get("hit_ach")):
-        return "ach"
-    return "dmg"
 
 
 def crit_hand(d: Decision, s: Session) -> Any:
@@ -512,15 +504,6 @@ def crit_hand(d: Decision, s: Session) -> Any:
     return d.option_ids[0]
 
 
-def other_auto(d: Decision, s: Session) -> Any:
-    c = d.context
-    if c.get("trigger") == "after_damage_to_self_determined":
-        if "feat:guardian_spirit" in d.option_ids and int(c.get("damage", 0)) >= 2:
-            return "feat:guardian_spirit"
-        return "none"
-    if "feat:desperate_courage" in d.option_ids:
-        return "feat:desperate_courage"
-    return "none"
 
 
 
@@ -539,7 +522,6 @@ def end_combat(d: Decision, s: Session) -> Any:
 
 POLICY: dict[str, Callable[[Decision, Session], Any]] = {
     "cb.layout": layout,
-    "cb.delay": delay,
     "cb.pc_order": tie_order,
     "cb.gm_order": tie_order,
     "cb.setup_feat": setup_feat,
@@ -547,12 +529,12 @@ POLICY: dict[str, Callable[[Decision, Session], Any]] = {
     "cb.major": major,
     "cb.targets": targets,
     "cb.seal_item": seal_item,
-    "cb.blockade_consent": blockade_consent,
     "cb.blockade_opponent": blockade_opponent,
-    "cb.crit_bonus": crit_bonus,
-    "cb.crit_table": lambda d, s: _first(d, "roll"),
     "cb.crit_hand": crit_hand,
     "cb.end": end_combat,
     "cb.crit_row6": lambda d, s: _first(d, "incapacitate"),
-    "cb.other_auto": other_auto,
 }
+
+# the reaction windows: the system's default standing answers (engine.systems.yogaribito.standing), which the agent
+# also declares (ScriptedAgent.standing_answers), so that the engine resolves them without asking
+POLICY.update(standing_defaults(_STANDING, "cb."))

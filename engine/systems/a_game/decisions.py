@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ...core.decision_table import DecisionSpec, decision_table
+from .standing import STANDING, TITLES
 
 __all__ = ["DECISIONS", "OTHER_SHAPES"]
 
@@ -86,4 +87,4 @@ DECISIONS: Mapping[str, DecisionSpec] = decision_table([
     D("sd.narrate", "gm", "one", "§7.1 C5 D38", speech=True, public=True, no="none",
       doc="D38 narrate: the template, or the SD's words (the note)"),
     D("ck.elements", "any", "many", "§7.1 C1 D39", public=True, doc="D39 propose_check_elements"),
-], OTHER_SHAPES)
+], OTHER_SHAPES, STANDING, TITLES)

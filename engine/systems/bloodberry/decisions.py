@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ...core.decision_table import DecisionSpec, decision_table
+from .standing import STANDING, TITLES
 
 __all__ = ["DECISIONS", "OTHER_SHAPES"]
 
@@ -115,4 +116,4 @@ DECISIONS: Mapping[str, DecisionSpec] = decision_table([
     D("fm.subevent", "any", "one", "§7.6 [2] sub-event", no="done", doc="place a sub-event card"),
     D("fm.step3", "any", "one", "§7.6 [3]", public=True, doc="move or draw"),
     D("fm.gate_roller", "any", "one", "§7.6 [3], §8 fm.gate_roller", doc="who rolls a gate check"),
-], OTHER_SHAPES)
+], OTHER_SHAPES, STANDING, TITLES)

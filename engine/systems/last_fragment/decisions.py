@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ...core.decision_table import DecisionSpec, decision_table
+from .standing import STANDING, TITLES
 
 __all__ = ["DECISIONS"]
 
@@ -103,4 +104,4 @@ DECISIONS: Mapping[str, DecisionSpec] = decision_table([
     D("cont.growth_skill_learn", "pc", "one", "§7.12 成長", public=True, no="none", doc="growth_skill_learn"),
     D("cont.memorialize", "pc", "many", "§7.12 思い出化 (AMB-42)", public=True, doc="memorialize"),
     D("cont.next_session_items", "pc", "many", "§7.12 (AMB-41)", public=True, doc="next_session_items"),
-])
+], standing=STANDING, titles=TITLES)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ...core.decision_table import DecisionSpec, decision_table
+from .standing import STANDING, TITLES
 
 __all__ = ["DECISIONS", "OTHER_SHAPES"]
 
@@ -94,4 +95,4 @@ DECISIONS: Mapping[str, DecisionSpec] = decision_table([
     D("ap.replacement", "pc", "one", "§7.11.4 D53", no="none", doc="replacement PC after a death"),
     D("ap.rebuild", "pc", "one", "§7.11.3 D52", no="keep", doc="rebuild or not"),
     D("ap.spend", "pc", "one", "§7.11.2 D51", no="done", doc="one XP purchase"),
-], OTHER_SHAPES)
+], OTHER_SHAPES, STANDING, TITLES)
