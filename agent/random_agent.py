@@ -1,17 +1,20 @@
 """The random agent: uniform over the legal answers; the fuzzer of the conformance suite and the research floor.
 
-It keeps no state between decisions: every decision gets its own ``random.Random`` derived from
-(seed, decision.seq, actor), so a resumed session draws exactly what the uninterrupted one drew. Payloads are
+It keeps no state between decisions: every decision gets its own stream of draws, a counter-based generator
+(SplitMix64) keyed by a BLAKE2 hash of (seed, decision.seq, actor), so a resumed session draws exactly what the
+uninterrupted one drew, in any process (``hash()`` of a str is salted per process; a new ``random.Random`` seeded
+from a string at every decision was a quarter of a random session's time). Payloads are
 fuzzed from the decision's schema (the engine must refuse what is not legal); the decision's own legal samples are
 used only when no fuzzed payload passes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
-import random
 import re
 import string
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.core.decision import IllegalAnswer
@@ -20,12 +23,59 @@ if TYPE_CHECKING:
     from engine.core.decision import Decision
     from engine.core.seat import SeatView
 
-__all__ = ["RandomAgent", "payload_from_schema"]
+__all__ = ["RandomAgent", "payload_from_schema", "Draws"]
 
 #: tries at building a payload from the JSON schema before handing the last one to the table (which re-asks/falls back)
 PAYLOAD_TRIES = 20
 _ALPHABET = string.ascii_lowercase + "あいうえおかきくけこ"
 _INT_SPAN = 10  # half-open bounds get this span
+
+
+_MASK = (1 << 64) - 1
+_GAMMA = 0x9E3779B97F4A7C15
+
+
+class Draws:
+    """A counter-based stream of draws (SplitMix64, keyed by a 64-bit hash of its key): the subset of
+    ``random.Random`` the agent and the payload fuzzer use, cheap to start for one decision."""
+
+    __slots__ = ("_x",)
+
+    def __init__(self, key: str):
+        self._x = int.from_bytes(hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest(), "little")
+
+    def _next(self) -> int:
+        self._x = x = (self._x + _GAMMA) & _MASK
+        z = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        """An integer in [0, n) (n ≤ 2**32: the modulo bias is below 2**-32)."""
+        return self._next() % n
+
+    def random(self) -> float:
+        return (self._next() >> 11) * (1.0 / (1 << 53))
+
+    def randint(self, lo: int, hi: int) -> int:
+        return lo + self.below(hi - lo + 1)
+
+    def uniform(self, lo: float, hi: float) -> float:
+        return lo + (hi - lo) * self.random()
+
+    def choice(self, seq: Sequence[Any]) -> Any:
+        if not seq:
+            raise IndexError("cannot choose from an empty sequence")
+        return seq[self.below(len(seq))]
+
+    def sample(self, seq: Sequence[Any], k: int) -> list[Any]:
+        pool = list(seq)
+        out = []
+        for i in range(k):
+            j = i + self.below(len(pool) - i)
+            pool[i], pool[j] = pool[j], pool[i]
+            out.append(pool[i])
+        return out
 
 
 class RandomAgent:
@@ -36,9 +86,8 @@ class RandomAgent:
     def __init__(self, seed: int = 0):
         self.seed = seed
 
-    def rng_for(self, decision: Decision) -> random.Random:
-        # a str seed is hashed with SHA-512 by random.seed: stable across processes and Python runs
-        return random.Random(f"{self.seed}:{decision.seq}:{decision.actor}")
+    def rng_for(self, decision: Decision) -> Draws:
+        return Draws(f"{self.seed}:{decision.seq}:{decision.actor}")
 
     def act(self, view: SeatView) -> Any:
         return self.answer_for(view.decision)
@@ -63,7 +112,7 @@ class RandomAgent:
     def notify_illegal(self, error: IllegalAnswer) -> None:
         """Nothing to learn: the answer is a function of the decision (the table falls back after its retries)."""
 
-    def _payload(self, decision: Decision, rng: random.Random) -> Any:
+    def _payload(self, decision: Decision, rng: Draws) -> Any:
         """A payload fuzzed from the decision's JSON schema (up to ``PAYLOAD_TRIES`` until the engine accepts one);
         if none passes, one of the decision's legal samples; else the last fuzzed one (the table refuses it and
         deals with it)."""
@@ -95,7 +144,7 @@ def _resolve(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-def payload_from_schema(schema: dict[str, Any], rng: random.Random, root: dict[str, Any] | None = None) -> Any:
+def payload_from_schema(schema: dict[str, Any], rng: Any, root: dict[str, Any] | None = None) -> Any:
     """A random value that satisfies the common subset of JSON Schema that pydantic emits (bounds, enums, refs)."""
     root = schema if root is None else root
     s = _resolve(schema, root)
@@ -127,6 +176,7 @@ def payload_from_schema(schema: dict[str, Any], rng: random.Random, root: dict[s
             return rng.choice(alternatives)
         lo_n = int(s.get("minLength", 1))
         hi_n = max(lo_n, min(int(s.get("maxLength", lo_n + 8)), lo_n + 8))
+        lo_n = max(lo_n, min(3, hi_n))  # a one-letter text is in every observation: it could not tell a leak
         return "".join(rng.choice(_ALPHABET) for _ in range(rng.randint(lo_n, hi_n)))
     if t == "array":
         lo_n = int(s.get("minItems", 0))

@@ -138,6 +138,10 @@ def _member_view(session: Session, d) -> str:
                       ensure_ascii=False, sort_keys=True)
 
 
+#: a seed whose random play reaches the scenario's simultaneous nodes (salt_festival's card bid on the flag map)
+SIMULTANEOUS_SEED = {"salt_festival.yaml": 6}
+
+
 @pytest.mark.parametrize("system,path", SCENARIOS, ids=[f"{s}:{p.name}" for s, p in SCENARIOS])
 def test_simultaneous_members_see_the_same_whatever_the_others_answered(system, path):
     """At a simultaneous node, each member's view (observation, transcript, decision) when it is asked is the view
@@ -151,13 +155,14 @@ def test_simultaneous_members_see_the_same_whatever_the_others_answered(system, 
             if isinstance(value, str) and value != f.default:
                 configs.append({name: value})
     nodes = 0
+    seed = SIMULTANEOUS_SEED.get(path.name, 1)
     for config in configs:
         try:
-            s = Session(sc, seed=1, config=config)
+            s = Session(sc, seed=seed, config=config)
         except ValueError:  # a flag value this scenario's table cannot be set up with (refused at the start)
             continue
         opened: dict[int, str] = {}
-        agent = RandomAgent(1)
+        agent = RandomAgent(seed)
         steps = 0
         while not s.is_over and steps < 20_000:
             members = s.pending_all()

@@ -95,8 +95,20 @@ def _load_all() -> None:
         _loaded = True
 
 
+def _load_one(system_id: str) -> None:
+    """Import only the package of ``system_id`` (a system's id is its package's name): a session of one system
+    does not pay for importing the others."""
+    if system_id in _REGISTRY or _loaded or not system_id.isidentifier() or system_id.startswith("_"):
+        return
+    name = f"{__package__.rpartition('.')[0]}.systems.{system_id}"
+    if name in system_modules():
+        importlib.import_module(name)
+
+
 def get_system(system_id: str) -> SystemInfo:
-    _load_all()
+    _load_one(system_id)
+    if system_id not in _REGISTRY:
+        _load_all()
     try:
         return _REGISTRY[system_id]
     except KeyError:

@@ -39,7 +39,7 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], str, tuple[int, ...]
     ("salt-random", "salt_festival", {}, {}, "random", (*range(8), 16)),
     ("salt-scripted", "salt_festival", {}, {}, "scripted", tuple(range(3))),
     ("salt-bid-mixed", "salt_festival", {**BID, "change_window_timing": "after_draw", "subevent_card_consumed": False}, {},
-     "mixed", tuple(range(8))),
+     "mixed", (*range(8), 20)),
     ("salt-bid-scripted", "salt_festival", BID, {}, "scripted", tuple(range(3))),
 ]
 

@@ -25,6 +25,6 @@ RUNS: tuple[Run, ...] = (
     Run("samples", KAERIMICHI, range(2), ("scripted", "random"), why="the continuation scenario; a random table"),
     Run("random", SHUUDEN, range(2, 8), ("random",), why="declined declarations, stuck GM, refused items"),
     Run("stuck", SHUUDEN, range(1), edit=_locked_second, why="gm_stuck → scene_enter (force-unlock)"),
-    Run("declined", SHUUDEN, range(35, 36), ("random_pcs",),
+    Run("declined", SHUUDEN, (11,), ("random_pcs",),
         why="the gate holds at scene_select, a random PC declines: scene_select → climax_declaration → gm_stuck"),
 )

@@ -33,7 +33,7 @@ _CAMPAIGN = {"system": "yogaribito", "sessions_played": 1, "dead": ["mio"], "rep
 RUNS: tuple[Run, ...] = (
     Run("samples", COUNT, range(4), ("scripted", "random_gm"), why="the bulk; the GM ends a combat"),
     Run("samples", COUNT, range(6), ("random_pcs",), why="combats lost, escaped, ended in end_phase"),
-    Run("samples", COUNT, (*range(24), 104), ("random_npcs",),
+    Run("samples", COUNT, (*range(24), 29), ("random_npcs",),
         why="the count's 霧化 (a setup feat) costs his last 【魂】: setup_phase → finish"),
     Run("round_cap", COUNT, range(2), config={"max_combat_rounds": 2},
         why="the HOUSE safety cap (no sample fight reaches the default 30 rounds): end_phase → finish"),
