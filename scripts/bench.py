@@ -31,10 +31,16 @@ from engine.core import LoadedScenario, Session, load_scenario  # noqa: E402
 DEFAULT_SCENARIO = ROOT / "scenarios" / "bloodberry" / "inoiri_dolls.yaml"
 
 
+STANDING = True
+
+
 def play(scenario: LoadedScenario, seed: int, keep_events: bool) -> int:
-    """One all-scripted session without a table (the table's bookkeeping is not what we measure); returns decisions."""
+    """One all-scripted session without a table (the table's bookkeeping is not what we measure); the scripted
+    seats declare their standing answers as at a table (``--no-standing``: every window asked); returns decisions."""
     agent = ScriptedAgent()
     s = Session(scenario, seed, keep_events=keep_events)
+    if STANDING:
+        s.declare_standing({a: agent.standing_answers(s.system, a, s.actor_role(a)) for a in s.game.actors()})
     while (d := s.pending) is not None:
         s.answer(agent.act(s.view(d)), policy="scripted")
     return s.decisions
@@ -51,7 +57,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep-events", action="store_true", help="keep every event in memory (as replay and the CLI do)")
     ap.add_argument("--profile", metavar="FILE", help="write a cProfile top-30 by cumulative time to FILE")
     ap.add_argument("--no-memory", action="store_true", help="skip the tracemalloc pass")
+    ap.add_argument("--no-standing", action="store_true", help="no standing answers: every reaction window is asked "
+                    "(the engine before issue #17's standing answers)")
     args = ap.parse_args(argv)
+    global STANDING
+    STANDING = not args.no_standing
 
     scenario = load_scenario(args.scenario)
     n = args.sessions

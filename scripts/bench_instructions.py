@@ -30,6 +30,7 @@ import sys
 sys.path.insert(0, {tree!r}); sys.path.insert(0, {scripts!r})
 import bench
 from engine.core import load_scenario
+bench.STANDING = {standing}
 bench.run(load_scenario({scenario!r}), {n}, {keep})
 """
 
@@ -48,8 +49,9 @@ class RunFailed(RuntimeError):
     """The measured program failed: the message ends with the last lines it wrote."""
 
 
-def instructions(tree: Path, scenario: str, n: int, keep_events: bool) -> int:
-    program = _PROGRAM.format(tree=str(tree), scripts=str(tree / "scripts"), scenario=scenario, n=n, keep=keep_events)
+def instructions(tree: Path, scenario: str, n: int, keep_events: bool, standing: bool = True) -> int:
+    program = _PROGRAM.format(tree=str(tree), scripts=str(tree / "scripts"), scenario=scenario, n=n, keep=keep_events,
+                              standing=standing)
     out = subprocess.run(
         ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
          sys.executable, "-c", program],
@@ -66,20 +68,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-n", "--sessions", type=int, default=20)
     ap.add_argument("--keep-events", action="store_true", help="keep every event in memory (as replay and batches do)")
     ap.add_argument("--tree", type=Path, default=ROOT, help="the checkout to measure (default: this one)")
+    ap.add_argument("--no-standing", action="store_true", help="every reaction window asked (no standing answers; "
+                    "a tree from before them has no bench.STANDING and always asks)")
     args = ap.parse_args(argv)
     if shutil.which("valgrind") is None:
         print("bench_instructions: valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
         return 2
     tree = args.tree.resolve()
     try:
-        base = instructions(tree, args.scenario, 0, args.keep_events)
-        total = instructions(tree, args.scenario, args.sessions, args.keep_events)
+        base = instructions(tree, args.scenario, 0, args.keep_events, not args.no_standing)
+        total = instructions(tree, args.scenario, args.sessions, args.keep_events, not args.no_standing)
     except (RunFailed, ValueError) as e:
         print(f"bench_instructions: {e}", file=sys.stderr)
         return 2
     per = (total - base) / args.sessions
     print(f"tree            {tree}")
-    print(f"scenario        {args.scenario}, {args.sessions} sessions, keep_events={args.keep_events}")
+    print(f"scenario        {args.scenario}, {args.sessions} sessions, keep_events={args.keep_events}, "
+          f"standing answers={not args.no_standing}")
     print(f"instructions    {per / 1e6:.1f} M per session (start-up {base / 1e6:.0f} M, subtracted)")
     return 0
 

@@ -37,11 +37,11 @@ MODEL = "SmolLM2-135M-Instruct.Q4_1"
 LOCAL = {"mode": "json_object_schema", "max_tokens": 300, "budget_tokens": 800, "max_prompt_tokens": 2000, "language": "en"}
 
 
-def _agent() -> LLMAgent:
+def _agent(reactions: str = "standing") -> LLMAgent:
     model = OpenAIModel(MODEL, base_url=BASE_URL, api_key="not-needed", timeout=120.0, max_attempts=2)
     return LLMAgent(model, name=f"llm:{MODEL}", mode=LOCAL["mode"], max_tokens=LOCAL["max_tokens"],  # type: ignore[arg-type]
                     budget_tokens=LOCAL["budget_tokens"], max_prompt_tokens=LOCAL["max_prompt_tokens"],
-                    language=LOCAL["language"], base_url=BASE_URL)
+                    language=LOCAL["language"], base_url=BASE_URL, reactions=reactions)
 
 
 @pytest.mark.vcr
@@ -51,7 +51,9 @@ def test_whole_session_with_llm_gm_npcs_and_curse(vcr, tmp_path, monkeypatch):
     log = tmp_path / "llm.jsonl"
     seats = SeatSpec.parse(["all=scripted", f"gm=llm:{MODEL}", f"npcs=llm:{MODEL}"])
     session = Session(sc, seed=3, log_path=log, seats=seats.to_header())
-    agent = _agent()
+    # the curse acts only in reaction windows here: the model answers them (--llm-reactions llm), so that the
+    # curse's template is exercised
+    agent = _agent(reactions="llm")
     factory = default_agent_factory(3, None, lambda policy: agent)
     Table(session, seats, factory).run()
     assert session.is_over
