@@ -23,7 +23,8 @@ from agent.scripted import ScriptedAgent
 from agent.table import GiveUp, SeatError, SeatSpec, Table, default_agent_factory
 from engine.core import Session, load_scenario
 from engine.core.decision import Decision, IllegalAnswer, Option
-from engine.core.events import AnswerEvent, EndEvent, HeaderEvent, InfoEvent, ModelCallEvent, read_log
+from engine.core.events import (AnswerEvent, AutoEvent, EndEvent, HeaderEvent, InfoEvent, ModelCallEvent, StandingEvent,
+                                read_log)
 from engine.core.replay import render_transcript, verify
 from engine.resources import resource_dir
 from engine.systems.bloodberry.game import FreeAction, JudgeCall
@@ -284,9 +285,10 @@ def test_model_call_events_carry_template_tokens_and_latency(scenario_path, tmp_
 SEATS = ["all=scripted", "gm=llm:first", "npcs=llm:first", "pcs=llm:first"]
 
 
-def test_whole_session_on_a_first_legal_model_finishes_and_verifies(scenario_path, tmp_path, first_legal):
+@pytest.mark.parametrize("reactions", ["standing", "llm"])
+def test_whole_session_on_a_first_legal_model_finishes_and_verifies(scenario_path, tmp_path, first_legal, reactions):
     model = first_legal_model(first_legal)
-    agent = LLMAgent(model)
+    agent = LLMAgent(model, reactions=reactions)
     s = new_session(scenario_path, tmp_path, seats=dict(SeatSpec.parse(SEATS).entries))
     table = run_table(s, SEATS, {"llm:first": agent})
     assert s.is_over and table.fallbacks == 0
@@ -298,7 +300,17 @@ def test_whole_session_on_a_first_legal_model_finishes_and_verifies(scenario_pat
     assert all(a.policy == "llm:first" for a in answers)
     assert agent.fallbacks == 0 and agent.reasks == 0
     roles = Counter(e.data["template_id"] for e in evs if isinstance(e, ModelCallEvent))
-    assert {"bloodberry/gm.md.j2", "bloodberry/pc.md.j2", "bloodberry/curse.md.j2"} <= set(roles)
+    autos = Counter(e.actor for e in evs if isinstance(e, AutoEvent))
+    if reactions == "llm":
+        # the model is asked every window, the curse's reaction windows included: nothing resolves by itself
+        assert {"bloodberry/gm.md.j2", "bloodberry/pc.md.j2", "bloodberry/curse.md.j2"} <= set(roles)
+        assert not any(isinstance(e, StandingEvent) for e in evs) and not autos
+    else:
+        # by default the model's seats leave the mechanical windows to their standing answers: the curse has
+        # nothing else to answer, and the engine says which windows it resolved
+        assert {"bloodberry/gm.md.j2", "bloodberry/pc.md.j2"} <= set(roles)
+        assert "bloodberry/curse.md.j2" not in roles and sum(autos.values()) > 0
+        assert sum(isinstance(e, StandingEvent) for e in evs) == 1
     assert set(roles) <= {"bloodberry/gm.md.j2", "bloodberry/pc.md.j2", "bloodberry/npc.md.j2", "bloodberry/curse.md.j2"}
     assert isinstance(evs[-1], EndEvent)
     assert isinstance(evs[0], HeaderEvent) and evs[0].seats["gm"] == "llm:first"
