@@ -14,9 +14,20 @@ from agent.scripted import ScriptedAgent
 from engine.core import EVENT_ADAPTER, IllegalAnswer, Session, load_scenario, systems
 from engine.core.decision import plain
 from engine.core.decision_table import shape_of
+from engine.core.kept import checking_kept
 from engine.core.replay import resume, verify
 
 SYSTEMS = systems()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _kept_values_checked():
+    """Every value a rule keeps between questions is recomputed at each reuse and compared (``engine.core.kept``):
+    a change behind ``ctx.state``'s back fails here, where it is read."""
+    with checking_kept():
+        yield
+
+
 SCENARIOS = [(s.id, p) for s in SYSTEMS for p in s.sample_scenarios]
 
 

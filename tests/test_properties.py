@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,6 +17,16 @@ from agent.random_agent import RandomAgent
 from agent.scripted import ScriptedAgent
 from engine.core import Session, load_scenario
 from engine.core.events import CheckEvent, InfoEvent, StateEvent
+from engine.core.kept import checking_kept
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _kept_values_checked():
+    """Every value a rule keeps between questions is recomputed at each reuse and compared (``engine.core.kept``):
+    a change behind ``ctx.state``'s back fails here, where it is read."""
+    with checking_kept():
+        yield
+
 
 SCENARIO = load_scenario("scenarios/bloodberry/inoiri_dolls.yaml")
 SMALL = load_scenario("tests/data/small_valid.yaml")

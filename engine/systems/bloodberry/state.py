@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...core import kept as _kept
 from .data import ABILITIES, BASIC_SKILLS, CLASS_SKILLS, CLASSES, RACE_SKILLS
 
 __all__ = ["SkillState", "Char", "Relation", "Table", "pair", "majority_classes", "sheet_problems", "SECOND", "split_ref",
@@ -191,8 +192,13 @@ class Table:
         """PCs in PC-number order (cached: characters are only ever added)."""
         cache = self._pcs_cache
         if cache is None or cache[0] != len(self.chars):
-            cache = self._pcs_cache = (len(self.chars), sorted((c for c in self.chars.values() if c.kind == "pc"), key=lambda c: c.number))
+            cache = self._pcs_cache = (len(self.chars), self._sorted_pcs())
+        elif _kept.CHECK:
+            _kept.confirm("pcs", cache[0], cache[1], self._sorted_pcs, _kept.same_objects)
         return cache[1]
+
+    def _sorted_pcs(self) -> list[Char]:
+        return sorted((c for c in self.chars.values() if c.kind == "pc"), key=lambda c: c.number)
 
     def rel(self, a: str, b: str) -> Relation:
         """``a``'s relation ``b`` (a partner id, or ``"<id>#2"`` for the second relation of two PCs, A34)."""

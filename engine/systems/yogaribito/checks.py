@@ -23,6 +23,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...core import kept as _kept
 from .arms import BAD_STATUSES, FEATS, STATUS_NAMES, DamageMod, FeatData, ItemData, item_data
 from .base import GameBase, Gen
 from .state import ABILITY_IDS, Character, ItemState
@@ -208,6 +209,8 @@ class ChecksMixin(GameBase):
         key = (c.id, ability, kind, context.get("attack_attribute"), self.ctx.version, t.time_of_day)
         hit = self._mods_cache
         if hit is not None and hit[1] is c and hit[2] is t.env_tags and hit[0] == key:
+            if _kept.CHECK:
+                _kept.confirm("static_mod_parts", key, hit[3], lambda: self._static_mod_parts(c, ability, kind, context))
             return hit[3]
         parts = self._static_mod_parts(c, ability, kind, context)
         self._mods_cache = (key, c, t.env_tags, parts)

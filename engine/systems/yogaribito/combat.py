@@ -21,6 +21,7 @@ from functools import partial
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...core import kept as _kept
 from ...core.decision import Label, LazyContext, LazyMap, plain
 from ...core.machine import FlowState, MachineSpec
 from .arms import BAD_STATUSES, CRIT_TABLE, FEATS, STATUS_NAMES, FeatData, Formula, item_data
@@ -154,18 +155,26 @@ class CombatMixin(ChecksMixin):
         version = self.ctx.heads.get("battlefield")  # (engagement changes are logged under "battlefield")
         hit = self._placement
         if hit is not None and hit[0] is bf and hit[1] == version and hit[2] is chars and hit[3] == len(chars):
+            if _kept.CHECK:
+                _kept.confirm("placement", version, (hit[4], hit[5]), self._place,
+                              lambda p: (p[0], _kept.same_objects(p[1])))
             return hit[4], hit[5]
-        where = {cid: eid for eid, members in bf.engagements.items() for cid in members} if bf is not None else {}
-        fighters = [c for cid, c in chars.items() if cid in where]
+        where, fighters = self._place()
         self._placement = (bf, version, chars, len(chars), where, fighters)
         return where, fighters
+
+    def _place(self) -> tuple[dict[str, str], list[Character]]:
+        bf = self.t.battlefield
+        where = {cid: eid for eid, members in bf.engagements.items() for cid in members} if bf is not None else {}
+        return where, [c for cid, c in self.t.chars.items() if cid in where]
 
     _vmemo: tuple[Any, ...] | None = None
 
     def vmemo(self) -> dict[Any, Any]:
         """A scratch dict for values derived from the table (legal targets, context views), emptied at the next state
         change: every change of the table is logged through ``ctx.state``, which moves ``ctx.version``. Values kept
-        here are shared by everyone who asks meanwhile, so they must not be mutated."""
+        here are shared by everyone who asks meanwhile, so they must not be mutated; every reuse is recomputed and
+        compared in the debug mode (``engine.core.kept``)."""
         version = self.ctx.version
         m = self._vmemo
         chars = self.t.chars
@@ -216,10 +225,9 @@ class CombatMixin(ChecksMixin):
         kept = self.kept("item_counts")
         hit = kept.get(c.id)
         if hit is None or hit[0] is not items or hit[1] != len(items) or hit[4] != head:
-            counts: dict[str, int] = {}
-            for o in items:
-                counts[o.item] = counts.get(o.item, 0) + 1
-            hit = kept[c.id] = (items, len(items), counts, {o.uid: o.item for o in items}, head)
+            hit = kept[c.id] = (items, len(items), *_item_counts(items), head)
+        elif _kept.CHECK:
+            _kept.confirm("item_counts", (c.id, head), (hit[2], hit[3]), lambda: _item_counts(items))
         others = hit[2].get(it.item, 0) - (1 if hit[3].get(it.uid) == it.item else 0)
         if others > 0:
             n = it.uid.rpartition("#")[2] if "#" in it.uid else ("1" if it.uid == it.item else "")
@@ -947,6 +955,8 @@ class CombatMixin(ChecksMixin):
         head = self.ctx.heads.get(c.id)
         hit = cache.get(c.id)
         if hit is not None and hit[0] is c and hit[1] == head:
+            if _kept.CHECK:
+                _kept.confirm("attack_sources", (c.id, head), hit[2], lambda: self._attack_sources(c))
             return list(hit[2])
         out = self._attack_sources(c)
         cache[c.id] = (c, head, out)
@@ -1018,7 +1028,14 @@ class CombatMixin(ChecksMixin):
         key = ("legal_targets", c.id, src.range)
         hit = memo.get(key)
         if hit is not None and hit[0] is c:
+            if _kept.CHECK:
+                _kept.confirm("legal_targets", key, hit[1], lambda: self._legal_targets(c, src), _kept.same_objects)
             return list(hit[1])
+        out = self._legal_targets(c, src)
+        memo[key] = (c, out)
+        return list(out)
+
+    def _legal_targets(self, c: Character, src: AttackSource) -> list[Character]:
         where, fighters = self._placed()
         eid = where.get(c.id)
         gone = self.bf.gone
@@ -1036,8 +1053,7 @@ class CombatMixin(ChecksMixin):
             if rng == "ranged" and ex == eid:
                 continue
             out.append(x)
-        memo[key] = (c, out)
-        return list(out)
+        return out
 
     def choose_targets(self, c: Character, src: AttackSource) -> Gen:
         """D36: single → one legal character; area → a non-empty subset of one engagement the range allows;
@@ -1503,6 +1519,8 @@ class CombatMixin(ChecksMixin):
         memo = self.vmemo()
         hit = memo.get("end_reason")
         if hit is not None and hit[0] is cb and hit[1] == cb.end_condition:
+            if _kept.CHECK:
+                _kept.confirm("end_reason", cb.end_condition, hit[2], lambda: self._combat_end_reason(cb, bf))
             return hit[2]
         why = self._combat_end_reason(cb, bf)
         memo["end_reason"] = (cb, cb.end_condition, why)
@@ -1572,6 +1590,8 @@ class CombatMixin(ChecksMixin):
         views = self.kept("char_views")
         hit = views.get(cid)
         if hit is not None and hit[0] is x and hit[1] is self.t.battlefield and hit[2] == key:
+            if _kept.CHECK:
+                _kept.confirm("char_views", (cid, key), hit[3], lambda: self._make_char_view(cid))
             return hit[3]
         v = self._make_char_view(cid)
         views[cid] = (x, self.t.battlefield, key, v)
@@ -1596,6 +1616,8 @@ class CombatMixin(ChecksMixin):
         v = memo.get(key)
         if v is None or v[0] is not c:
             v = memo[key] = (c, [self._source_view(c, s) for s in self.attack_sources(c)])
+        elif _kept.CHECK:
+            _kept.confirm("attack_views", key, v[1], lambda: [self._source_view(c, s) for s in self.attack_sources(c)])
         return v[1]
 
     def _source_view(self, c: Character, s: AttackSource) -> dict[str, Any]:
@@ -1687,3 +1709,11 @@ def _is_weapon(item_id: str | None) -> bool:
 
 _OUTCOME_JP = {"pcs_win": "PCの勝利", "pcs_lose": "PCの敗北", "ended_by_gm": "GMによる終了", "escaped": "逃走",
                "round_cap": "ラウンド上限"}
+
+
+def _item_counts(items: list[ItemState]) -> tuple[dict[str, int], dict[str, str]]:
+    """(item id → how many copies, uid → item id) of an item list (``item_name``'s kept value)."""
+    counts: dict[str, int] = {}
+    for o in items:
+        counts[o.item] = counts.get(o.item, 0) + 1
+    return counts, {o.uid: o.item for o in items}
