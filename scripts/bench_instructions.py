@@ -4,11 +4,13 @@ load of a shared machine (wall-clock runs of the same code here move by ±10–2
     python scripts/bench_instructions.py                                   # night_of_the_count, 20 sessions
     python scripts/bench_instructions.py scenarios/bloodberry/inoiri_dolls.yaml -n 10 --keep-events
     python scripts/bench_instructions.py --tree ../other-checkout          # the same count on another checkout
+    python scripts/bench_instructions.py scenarios/bloodberry/inoiri_dolls.yaml --batch   # as `trpg playtest --jobs 1`
 
 It runs ``scripts/bench.py``'s loop (``Session`` + ``ScriptedAgent``, seeds 0..n-1, no log) under
 ``valgrind --tool=cachegrind --cache-sim=no`` twice, with n sessions and with none, and prints
 (instructions(n) − instructions(0)) / n: start-up and imports cancel out. Needs valgrind (``apt-get install
-valgrind``); about 50× slower than a plain run, so a few sessions are enough: the count is the same at every run.
+valgrind``). With ``--batch`` it runs what ``trpg playtest --jobs 1`` runs per session instead:
+``agent.batch.runner.play_one`` (the table, all seats scripted, and the session's summary). About 50× slower than a plain run, so a few sessions are enough: the count is the same at every run.
 Run on purpose, never from the tests.
 """
 
@@ -34,6 +36,17 @@ bench.STANDING = {standing}
 bench.run(load_scenario({scenario!r}), {n}, {keep})
 """
 
+#: the same with the batch runner's session (``trpg playtest --jobs 1``): table, scripted seats, summary
+_BATCH = """
+import sys
+sys.path.insert(0, {tree!r})
+from agent.batch.runner import play_one
+from engine.core import load_scenario
+load_scenario({scenario!r})
+for seed in range({n}):
+    play_one({scenario!r}, ["all=scripted"], seed)
+"""
+
 _REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
 
 
@@ -49,9 +62,10 @@ class RunFailed(RuntimeError):
     """The measured program failed: the message ends with the last lines it wrote."""
 
 
-def instructions(tree: Path, scenario: str, n: int, keep_events: bool, standing: bool = True) -> int:
-    program = _PROGRAM.format(tree=str(tree), scripts=str(tree / "scripts"), scenario=scenario, n=n, keep=keep_events,
-                              standing=standing)
+def instructions(tree: Path, scenario: str, n: int, keep_events: bool, standing: bool = True,
+                 batch: bool = False) -> int:
+    program = (_BATCH if batch else _PROGRAM).format(tree=str(tree), scripts=str(tree / "scripts"), scenario=scenario,
+                                                     n=n, keep=keep_events, standing=standing)
     out = subprocess.run(
         ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
          sys.executable, "-c", program],
@@ -70,21 +84,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tree", type=Path, default=ROOT, help="the checkout to measure (default: this one)")
     ap.add_argument("--no-standing", action="store_true", help="every reaction window asked (no standing answers; "
                     "a tree from before them has no bench.STANDING and always asks)")
+    ap.add_argument("--batch", action="store_true", help="the batch runner's session (`trpg playtest --jobs 1`: "
+                    "table, scripted seats, summary) instead of bench.py's loop")
     args = ap.parse_args(argv)
     if shutil.which("valgrind") is None:
         print("bench_instructions: valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
         return 2
     tree = args.tree.resolve()
     try:
-        base = instructions(tree, args.scenario, 0, args.keep_events, not args.no_standing)
-        total = instructions(tree, args.scenario, args.sessions, args.keep_events, not args.no_standing)
+        base = instructions(tree, args.scenario, 0, args.keep_events, not args.no_standing, args.batch)
+        total = instructions(tree, args.scenario, args.sessions, args.keep_events, not args.no_standing, args.batch)
     except (RunFailed, ValueError) as e:
         print(f"bench_instructions: {e}", file=sys.stderr)
         return 2
     per = (total - base) / args.sessions
     print(f"tree            {tree}")
-    print(f"scenario        {args.scenario}, {args.sessions} sessions, keep_events={args.keep_events}, "
-          f"standing answers={not args.no_standing}")
+    what = "the batch runner's play_one" if args.batch else f"keep_events={args.keep_events}, " \
+        f"standing answers={not args.no_standing}"
+    print(f"scenario        {args.scenario}, {args.sessions} sessions, {what}")
     print(f"instructions    {per / 1e6:.1f} M per session (start-up {base / 1e6:.0f} M, subtracted)")
     return 0
 

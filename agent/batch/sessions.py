@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .summary import summarize
+from .summary import Summarizer, summarize
 
 __all__ = ["scenario", "release", "make_table", "play", "play_async", "SharedAgents", "run_limited"]
 
@@ -22,6 +22,8 @@ LLMFactory = Callable[[str], Any]
 OnDecision = Callable[[Mapping[str, Any]], None]
 
 _SCENARIOS: dict[str, Any] = {}
+#: seat policies that never read the past (their seat view's transcript): a batch of only these keeps no events
+PAST_BLIND = frozenset({"scripted", "random"})
 
 
 def scenario(path: str) -> Any:
@@ -50,18 +52,30 @@ def make_table(scenario_path: str, seats: Sequence[str], seed: int, *, llm: LLMF
     from .export import ExportTable
 
     spec = SeatSpec.parse(seats)
-    session = Session(scenario(scenario_path), seed, config=config, log_path=log_path, seats=spec.to_header())
+    sc = scenario(scenario_path)
+    # the summary is built as the events happen; the events themselves are kept only for a seat that reads the past
+    # (a model's or a person's transcript) or an export of the decisions
+    summary = Summarizer(sc.system)
+    keep = on_decision is not None or any(policy not in PAST_BLIND for _, policy in spec.entries)
+    session = Session(sc, seed, config=config, log_path=log_path, seats=spec.to_header(), keep_events=keep,
+                      on_event=summary.feed)
     factory = default_agent_factory(seed, llm=llm)
     cap = max_decisions or MAX_DECISIONS
     if on_decision is not None:
-        return ExportTable(session, spec, factory, max_decisions=cap, on_decision=on_decision)
-    return Table(session, spec, factory, max_decisions=cap)
+        table: Any = ExportTable(session, spec, factory, max_decisions=cap, on_decision=on_decision)
+    else:
+        table = Table(session, spec, factory, max_decisions=cap)
+    table.summary = summary
+    return table
 
 
 def _finish(table: Any, stall: str | None) -> dict[str, Any]:
     session = table.session
     try:
         session.close()
+        acc = getattr(table, "summary", None)
+        if isinstance(acc, Summarizer):
+            return acc.finish(session, stall=stall, table=table)
         return summarize(session, stall=stall, table=table)
     finally:
         release(session)

@@ -17,7 +17,6 @@ from engine.core.events import (
     CheckEvent,
     AutoEvent,
     DecisionEvent,
-    EndEvent,
     InfoEvent,
     ModelCallEvent,
     PhaseEvent,
@@ -30,6 +29,7 @@ from engine.core.report_hooks import CheckEntry, ReportHooks
 
 __all__ = [
     "summarize",
+    "Summarizer",
     "SystemHooks",
     "GENERIC",
     "hooks_for",
@@ -76,103 +76,136 @@ def _raw_events(session: Any) -> Iterator[tuple[type, Mapping[str, Any]]]:
             yield type(e), e.__dict__
 
 
-def _voided(session: Any) -> set[str]:
-    """The ids of the checks a ``void`` event retracted (``engine.core.visibility.voided_checks``, on raw events)."""
-    return {str(f["check"]) for cls, f in _raw_events(session) if cls is VoidEvent}
+class Summarizer:
+    """The summary of one session built as its events happen (``Session(on_event=summarizer.feed)``), so that a
+    batch keeps no events: what it holds is the counters, the scenes, the tracked resources and, per check, its
+    few statistics entries (a later ``void`` may still retract a check). ``finish`` gives the same summary that
+    ``summarize`` gives of the session's kept events."""
 
+    def __init__(self, system: Any):
+        hooks = self.hooks = _hooks(system)
+        self._stats = frozenset(hooks.stats)
+        self.kinds: Counter[str] = Counter()
+        self.rules: Counter[str] = Counter()
+        self.topics: Counter[str] = Counter()
+        #: (the check it came from or None, effect id), in event order: a voided check's effects are left out
+        self.effect_log: list[tuple[str | None, str]] = []
+        #: (check id, its statistics entries), in event order
+        self.check_log: list[tuple[str | None, list[Any]]] = []
+        self.voided: set[str] = set()
+        self.scenes: list[str] = []
+        self.dice: dict[str, list[int]] = {}  # the dice rolled since the previous check, by purpose
+        self.caps: list[str] = []
+        # every "<who>.<stat>" path of a reported stat (which of them are the PCs' is known at the end)
+        self.first_old: dict[str, Any] = {}
+        self.current: dict[str, Any] = {}
+        self.at_scene: list[tuple[str, dict[str, Any]]] = []
+        self.llm = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "reasks": 0, "errors": 0,
+                    "fallbacks": 0}
+        self.frozen: dict[str, Any] | None = None  # values when hooks.end_before_phase began
 
-def summarize(session: Any, *, stall: str | None = None, table: Any = None) -> dict[str, Any]:
-    """A small summary of one session (finished, or stopped by the table's decision cap: ``stall``)."""
-    system = session.system.id
-    hooks = _hooks(session.system)
-    voided = _voided(session)
-    outcome: dict[str, Any] = dict(session.outcome or {})
-    pcs_out = outcome.get("pcs") if isinstance(outcome.get("pcs"), Mapping) else {}
-    pcs = list(pcs_out) if pcs_out else [a for a in session.game.actors() if session.actor_role(a) == "pc"]
-    tracked = {f"{pc}.{st}": (pc, st) for pc in pcs for st in hooks.stats}
-
-    kinds: Counter[str] = Counter()
-    rules: Counter[str] = Counter()
-    topics: Counter[str] = Counter()
-    effects: Counter[str] = Counter()
-    checks: dict[str, list[Any]] = {}
-    scenes: list[str] = []
-    dice: dict[str, list[int]] = {}  # the dice rolled since the previous check, by purpose
-    caps: list[str] = []
-    first_old: dict[str, Any] = {}
-    current: dict[str, Any] = {}
-    at_scene: list[tuple[str, dict[str, Any]]] = []
-    llm = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "reasks": 0, "errors": 0,
-           "fallbacks": 0}
-
-    frozen: dict[str, Any] | None = None  # values when hooks.end_before_phase began
-    for cls, f in _raw_events(session):
+    def feed(self, cls: type, f: Mapping[str, Any]) -> None:
+        """One event, as the session emits it: its class and fields."""
+        hooks = self.hooks
         if cls is PhaseEvent:
-            if frozen is None and hooks.end_before_phase is not None and f.get("machine") == "session" \
+            if self.frozen is None and hooks.end_before_phase is not None and f.get("machine") == "session" \
                     and f.get("dst") == hooks.end_before_phase:
-                frozen = dict(current)
+                self.frozen = dict(self.current)
         elif cls is DecisionEvent or cls is AutoEvent:  # every window: asked, or resolved by a standing answer
-            kinds[f["kind"]] += 1
+            self.kinds[f["kind"]] += 1
         elif cls is StateEvent:
-            rules[f.get("rule") or "(no rule)"] += 1
+            self.rules[f.get("rule") or "(no rule)"] += 1
             path = f["path"]
             if hooks.effect_from_state is not None:
                 eid = hooks.effect_from_state(path, f.get("new"))
                 if eid:
-                    effects[eid] += 1
-            if path in tracked:
-                if path not in first_old:
-                    first_old[path] = f.get("old")
-                current[path] = f.get("new")
+                    self.effect_log.append((None, eid))
+            if path.partition(".")[2] in self._stats:
+                if path not in self.first_old:
+                    self.first_old[path] = f.get("old")
+                self.current[path] = f.get("new")
         elif cls is InfoEvent:
             topic = f["topic"]
-            topics[topic] += 1
+            self.topics[topic] += 1
             data = f.get("data") or {}
             if topic == "scene" and data.get("scene") is not None:
                 sid = str(data["scene"])
-                scenes.append(sid)
-                at_scene.append((sid, dict(current)))
+                self.scenes.append(sid)
+                self.at_scene.append((sid, dict(self.current)))
             elif topic in CAP_TOPICS or topic in hooks.cap_topics:
-                caps.append(topic)
+                self.caps.append(topic)
             elif topic == "fallback":
-                llm["fallbacks"] += 1
+                self.llm["fallbacks"] += 1
             if topic in hooks.effect_topics:
                 eid = data.get(hooks.effect_topics[topic])
                 if eid:
-                    effects[f"{data.get('who', '?')}:{eid}"] += 1
+                    self.effect_log.append((None, f"{data.get('who', '?')}:{eid}"))
         elif cls is RollEvent:
-            dice.setdefault(f["purpose"], []).append(f["value"])
+            self.dice.setdefault(f["purpose"], []).append(f["value"])
         elif cls is CheckEvent:
-            if voided and f.get("id") in voided:  # retracted: as if it never happened (its dice included)
-                dice = {}
-                continue
             data = f.get("data") or {}
+            cid = f.get("id")
             if hooks.effects_from_check is not None:
                 for eid in hooks.effects_from_check(f["check"], data):
-                    effects[eid] += 1
-            entries = hooks.checks(f["check"], f.get("rolls") or [], data, dice)
-            dice = {}
-            for key, success, p, raw in entries:
-                c = checks.setdefault(key, [0, 0, 0, 0, 0, 0.0, 0.0])  # n, judged, succ, p_n, p_succ, p_sum, p_var
-                c[0] += 1
-                if success is not None:
-                    c[1] += 1
-                    c[2] += int(success)
-                if p is not None and raw is not None:
-                    c[3] += 1
-                    c[4] += int(raw)
-                    c[5] += p
-                    c[6] += p * (1.0 - p)
+                    self.effect_log.append((cid, eid))
+            self.check_log.append((cid, list(hooks.checks(f["check"], f.get("rolls") or [], data, self.dice))))
+            self.dice = {}
+        elif cls is VoidEvent:
+            self.voided.add(str(f["check"]))
         elif cls is ModelCallEvent:
             d = f.get("data") or {}
             tok = d.get("tokens") or {}
+            llm = self.llm
             llm["calls"] += 1
             llm["prompt_tokens"] += int(tok.get("prompt") or 0)
             llm["completion_tokens"] += int(tok.get("completion") or 0)
             llm["reasks"] += int((d.get("reask_index") or 0) > 0)
             llm["errors"] += int(bool(d.get("error")))
-        elif cls is EndEvent:
-            pass
+
+    def finish(self, session: Any, *, stall: str | None = None, table: Any = None) -> dict[str, Any]:
+        """The summary, once the session is over (or stopped by the table's decision cap: ``stall``)."""
+        return _summary(self, session, stall, table)
+
+
+def summarize(session: Any, *, stall: str | None = None, table: Any = None) -> dict[str, Any]:
+    """A small summary of one session (finished, or stopped by the table's decision cap: ``stall``), from the
+    events it kept (a batch builds it as the events happen instead: ``Summarizer``)."""
+    acc = Summarizer(session.system)
+    for cls, f in _raw_events(session):
+        acc.feed(cls, f)
+    return acc.finish(session, stall=stall, table=table)
+
+
+def _summary(acc: Summarizer, session: Any, stall: str | None, table: Any) -> dict[str, Any]:
+    system = session.system.id
+    hooks = acc.hooks
+    outcome: dict[str, Any] = dict(session.outcome or {})
+    pcs_out = outcome.get("pcs") if isinstance(outcome.get("pcs"), Mapping) else {}
+    pcs = list(pcs_out) if pcs_out else [a for a in session.game.actors() if session.actor_role(a) == "pc"]
+    tracked = {f"{pc}.{st}": (pc, st) for pc in pcs for st in hooks.stats}
+    voided = acc.voided
+    kinds, rules, topics, scenes, llm = acc.kinds, acc.rules, acc.topics, acc.scenes, dict(acc.llm)
+    caps = list(acc.caps)
+    first_old = {k: v for k, v in acc.first_old.items() if k in tracked}
+    at_scene = acc.at_scene
+    frozen = acc.frozen
+    # a check a later ``void`` retracted: as if it never happened (its dice and effects included)
+    effects: Counter[str] = Counter(eid for cid, eid in acc.effect_log if cid is None or cid not in voided)
+    checks: dict[str, list[Any]] = {}
+    for cid, entries in acc.check_log:
+        if cid in voided:
+            continue
+        for key, success, p, raw in entries:
+            c = checks.setdefault(key, [0, 0, 0, 0, 0, 0.0, 0.0])  # n, judged, succ, p_n, p_succ, p_sum, p_var
+            c[0] += 1
+            if success is not None:
+                c[1] += 1
+                c[2] += int(success)
+            if p is not None and raw is not None:
+                c[3] += 1
+                c[4] += int(raw)
+                c[5] += p
+                c[6] += p * (1.0 - p)
     llm["illegal"] = int(getattr(session, "illegal_answers", 0))
 
     # resources: the end values from the snapshot; the value before the first change is that change's ``old``

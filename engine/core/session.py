@@ -242,6 +242,7 @@ class Session:
         seats: Mapping[str, str] | None = None,
         options: Mapping[str, Any] | None = None,
         keep_events: bool = True,
+        on_event: Callable[[type[BaseModel], Mapping[str, Any]], None] | None = None,
         _log: EventLog | None = None,
     ):
         self.scenario = scenario
@@ -261,7 +262,10 @@ class Session:
         self.decisions = 0
         self.illegal_answers = 0
         self._log = _log if _log is not None else (EventLog(log_path) if log_path is not None else None)
-        self._recording = keep_events or self._log is not None
+        #: called with (event class, fields) for every event as it happens, kept or not (a batch's summary
+        #: aggregates there instead of keeping the events); it must not change the fields
+        self.on_event = on_event
+        self._recording = keep_events or self._log is not None or on_event is not None
         self.header = HeaderEvent(
             package_version=package_version(),
             system=self.system.id,
@@ -325,6 +329,8 @@ class Session:
         return ev
 
     def _emit_kw(self, cls: type[BaseModel], fields: dict[str, Any]) -> None:
+        if self.on_event is not None:
+            self.on_event(cls, fields)
         if self._log is not None:
             event = cls(**fields)
             self._log.write(event)
@@ -341,6 +347,8 @@ class Session:
 
     def record(self, event: BaseModel) -> None:
         """Agents' own events (model calls) go into the same log, in order."""
+        if self.on_event is not None:
+            self.on_event(type(event), event.__dict__)
         if self.keep_events:
             self._events.append(event)
         if self._log is not None:

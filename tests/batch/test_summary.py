@@ -8,6 +8,7 @@ import pytest
 
 from agent.batch.runner import play_one
 from agent.batch.summary import summarize
+from engine.core import systems
 from engine.systems.bloodberry.report import success_probability as bloodberry_success_probability
 from engine.systems.yogaribito.report import success_probability as yogaribito_success_probability
 
@@ -223,3 +224,32 @@ def test_a_voided_check_is_not_counted(lazy, system):
     assert (s["checks"]["hit"]["n"], s["checks"]["hit"]["succ"]) == (2, 1)
     if system is not None:
         assert s["effects"] == {"jin:ordinary_intuition": 1}
+
+
+_SAMPLES = [(s.id, p) for s in systems() for p in s.sample_scenarios]
+
+
+@pytest.mark.parametrize("system,path", _SAMPLES, ids=[f"{s}:{p.name}" for s, p in _SAMPLES])
+def test_a_batch_session_keeps_no_events_and_summarizes_as_they_happen(system, path):
+    """Scripted seats never read the past: the batch's session keeps no events; its summary, built event by event,
+    is the summary of the same session's kept events."""
+    from agent.batch.sessions import make_table
+    from agent.table import SeatSpec, Table
+    from engine.core.scenario import load_scenario
+    from engine.core.session import Session
+
+    table = make_table(str(path), ["all=scripted"], 3)
+    assert not table.session.keep_events
+    streamed = play_one(str(path), ["all=scripted"], 3)
+    session = Session(load_scenario(path), 3)
+    Table(session, SeatSpec.parse(["all=scripted"])).run()
+    assert summarize(session) == streamed
+
+
+def test_a_seat_that_reads_the_past_keeps_the_events():
+    from agent.batch.sessions import make_table
+
+    table = make_table(str(INOIRI), ["all=scripted", "gm=llm"], 0, llm=lambda policy: None)
+    assert table.session.keep_events
+    assert make_table(str(INOIRI), ["all=random"], 0).session.keep_events is False
+    assert make_table(str(INOIRI), ["all=scripted"], 0, on_decision=lambda row: None).session.keep_events
