@@ -428,6 +428,7 @@ class _Exchange:
                 self.got(request, ModelReply(text=str(reply_text), model=str(data.get("model") or ""),
                                              prompt_tokens=None if estimated else tokens.get("prompt"),
                                              completion_tokens=None if estimated else tokens.get("completion"),
+                                             cached_tokens=tokens.get("cached"),
                                              retries=int(data.get("retries") or 0)))
         finally:
             self._replaying = False
@@ -455,6 +456,9 @@ class _Exchange:
         tokens: dict[str, Any] = {"prompt": pt, "completion": ct}
         if estimated:
             tokens["estimated"] = True
+        if reply is not None and reply.cached_tokens is not None:  # only where the endpoint reports its cache
+            tokens["cached"] = reply.cached_tokens
+            a.cached_tokens += reply.cached_tokens
         data: dict[str, Any] = {
             "model": (reply.model if reply is not None and reply.model else a.model.name),
             "mode": request.mode,
@@ -601,6 +605,8 @@ class LLMAgent:
         self.errors = 0
         self.prompt_tokens: list[int] = []
         self.completion_tokens: list[int] = []
+        #: prompt tokens the endpoint served from its prompt cache (0 where it does not say)
+        self.cached_tokens = 0
         self.latencies: list[float] = []
         self._warned: weakref.WeakSet[Any] = weakref.WeakSet()
 
@@ -747,6 +753,7 @@ class LLMAgent:
             "tokens": self.tokens,
             "median_prompt_tokens": med(self.prompt_tokens),
             "median_completion_tokens": med(self.completion_tokens),
+            "cached_prompt_tokens": self.cached_tokens,
             "median_latency_s": med(self.latencies),
         }
 
@@ -765,10 +772,13 @@ def format_summary(s: Mapping[str, Any]) -> str:
     if s.get("short_circuited"):
         skipped.append(f"{s['short_circuited']} while the circuit was open")
     without = f" [{', '.join(skipped)}: no call]" if skipped else ""
+    cached = s.get("cached_prompt_tokens") or 0
+    total = (s.get("tokens") or {}).get("prompt") or 0
+    cache = f" ({cached} of {total} prompt tokens from the endpoint's cache)" if cached else ""
     return (
         f"{s['agent']}: {s['calls']} calls for {s['decisions']} decisions ({s['calls_per_decision']:.2f} per decision, "
         f"{s.get('calls_per_asked', 0.0):.2f} per decision asked){without}; "
-        f"median tokens {num(s['median_prompt_tokens'])} prompt / {num(s['median_completion_tokens'])} completion; "
+        f"median tokens {num(s['median_prompt_tokens'])} prompt / {num(s['median_completion_tokens'])} completion{cache}; "
         f"median latency {num(s['median_latency_s'], '{:.2f}')} s; re-ask rate {s['reask_rate']:.1%}; "
         f"fallback rate {s['fallback_rate']:.1%} ({s['fallbacks']} fallbacks)"
     )

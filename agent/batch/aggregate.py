@@ -94,6 +94,8 @@ def llm_accounting(llm: Mapping[str, int], decisions: int, agents: Mapping[str, 
         "calls": int(llm.get("calls", 0)),
         "prompt_tokens": int(llm.get("prompt_tokens", 0)),
         "completion_tokens": int(llm.get("completion_tokens", 0)),
+        # prompt tokens the endpoint served from its prompt cache (only where it reports them)
+        "cached_prompt_tokens": int(llm.get("cached_tokens", 0)),
         "tokens": int(llm.get("prompt_tokens", 0) + llm.get("completion_tokens", 0)),
         "median_latency_s": agents.get("median_latency_s"),
         "reasks": int(llm.get("reasks", 0)),

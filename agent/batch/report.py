@@ -16,7 +16,8 @@ __all__ = ["write_report", "render_html", "svg_plots", "add_replay_commands", "r
 
 #: the LLM accounting shown first (key, label); the other counters follow
 LLM_ROWS = (("calls", "model calls"), ("tokens", "tokens"), ("prompt_tokens", "prompt tokens"),
-            ("completion_tokens", "completion tokens"), ("median_latency_s", "median latency (s)"),
+            ("completion_tokens", "completion tokens"), ("cached_prompt_tokens", "prompt tokens from the endpoint's cache"),
+            ("median_latency_s", "median latency (s)"),
             ("reasks", "re-asks"), ("fallbacks", "scripted fallbacks"),
             ("illegal_per_100_decisions", "illegal or unreadable replies per 100 LLM decisions"),
             ("llm_seat_decisions", "decisions of the LLM seats"))

@@ -100,8 +100,8 @@ class Summarizer:
         self.first_old: dict[str, Any] = {}
         self.current: dict[str, Any] = {}
         self.at_scene: list[tuple[str, dict[str, Any]]] = []
-        self.llm = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "reasks": 0, "errors": 0,
-                    "fallbacks": 0}
+        self.llm = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cached_tokens": 0, "reasks": 0,
+                    "errors": 0, "fallbacks": 0}
         self.frozen: dict[str, Any] | None = None  # values when hooks.end_before_phase began
 
     def feed(self, cls: type, f: Mapping[str, Any]) -> None:
@@ -159,6 +159,7 @@ class Summarizer:
             llm["calls"] += 1
             llm["prompt_tokens"] += int(tok.get("prompt") or 0)
             llm["completion_tokens"] += int(tok.get("completion") or 0)
+            llm["cached_tokens"] += int(tok.get("cached") or 0)
             llm["reasks"] += int((d.get("reask_index") or 0) > 0)
             llm["errors"] += int(bool(d.get("error")))
 

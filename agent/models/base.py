@@ -38,6 +38,9 @@ class ModelReply:
     model: str = ""
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    #: prompt tokens the endpoint served from its prompt cache (``usage.prompt_tokens_details.cached_tokens``),
+    #: when it says so
+    cached_tokens: int | None = None
     latency_s: float = 0.0
     retries: int = 0  # transport retries spent on this request
     raw: dict[str, Any] = field(default_factory=dict)

@@ -452,11 +452,14 @@ class OpenAIModel:
             text = getattr(function, "arguments", None) or ""
         text = self._scrub(text)  # only a leaking proxy could put the key here, but then it stays out of the log
         usage = response.usage
+        details = getattr(usage, "prompt_tokens_details", None) if usage is not None else None
+        cached = getattr(details, "cached_tokens", None) if details is not None else None
         return ModelReply(
             text=text,
             model=response.model or self.model,
             prompt_tokens=usage.prompt_tokens if usage is not None else None,
             completion_tokens=usage.completion_tokens if usage is not None else None,
+            cached_tokens=cached if isinstance(cached, int) and not isinstance(cached, bool) else None,
             latency_s=latency,
             retries=retries,
             raw=self._redact_tree(response.model_dump(mode="json", exclude_unset=True)),

@@ -16,7 +16,7 @@ import pytest
 from rich.console import Console
 
 from agent.cli import _printer, main
-from agent.llm import LLMAgent, parse_reply, reply_schema, speaks, strict_schema
+from agent.llm import LLMAgent, format_summary, parse_reply, reply_schema, speaks, strict_schema
 from agent.models.base import ModelError, ModelReply, ModelRequest
 from agent.models.testing import FunctionModel, ScriptedOutputsModel
 from agent.scripted import ScriptedAgent
@@ -279,6 +279,21 @@ def test_model_call_events_carry_template_tokens_and_latency(scenario_path, tmp_
     assert data["reply"] == reply.text and data["error"] is None
     summary = agent.summary()
     assert summary["median_prompt_tokens"] == 1234 and summary["median_latency_s"] == 0.25
+    assert summary["cached_prompt_tokens"] == 0
+
+
+def test_cached_prompt_tokens_are_logged_summed_and_replayed(scenario_path, tmp_path):
+    s, d = pending_gm_decision(scenario_path, tmp_path)
+    reply = ModelReply(text='{"choice": "none", "say": null}', model="m-1", prompt_tokens=1234, completion_tokens=9,
+                       cached_tokens=1024)
+    agent = LLMAgent(FunctionModel(lambda req: reply, name="m"))
+    view = s.view(d)
+    agent.act(view)
+    (call,) = [e for e in view.events if isinstance(e, ModelCallEvent)]
+    assert call.data["tokens"] == {"prompt": 1234, "completion": 9, "cached": 1024}
+    summary = agent.summary()
+    assert summary["cached_prompt_tokens"] == 1024
+    assert "1024 of 1234 prompt tokens from the endpoint's cache" in format_summary(summary)
 
 
 # -- whole sessions ----------------------------------------------------------------------------------------------------

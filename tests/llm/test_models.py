@@ -233,6 +233,14 @@ def test_reply_has_text_usage_latency_model_and_raw():
     json.dumps(reply.raw)  # plain JSON data, ready for the event log
 
 
+def test_cached_prompt_tokens_are_read_where_the_endpoint_reports_them():
+    body = completion()
+    body["usage"]["prompt_tokens_details"] = {"cached_tokens": 40}
+    reply = MockEndpoint(body).model().generate(request())
+    assert (reply.prompt_tokens, reply.cached_tokens) == (42, 40)
+    assert MockEndpoint().model().generate(request()).cached_tokens is None  # not reported: unknown, not 0
+
+
 def test_timeout_applies_to_each_attempt():
     endpoint = MockEndpoint()
     endpoint.model(timeout=7).generate(request())
