@@ -82,3 +82,30 @@ def test_instruction_count_parsing():
     assert mod.parse_refs(out) == 3_800_325_761
     with pytest.raises(ValueError):
         mod.parse_refs("no summary")
+
+
+@pytest.fixture(scope="module")
+def pt():
+    spec = importlib.util.spec_from_file_location("prompt_tokens", ROOT / "scripts" / "prompt_tokens.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["prompt_tokens"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_prompt_tokens_renders_the_prompts_an_llm_seat_would_send(pt):
+    from agent.local_llm import smollm2_estimate
+
+    per_role = pt.rendered(INOIRI, [0], False, smollm2_estimate)
+    assert {"gm", "pc"} <= set(per_role)
+    assert all(t > 0 and c > 0 for pairs in per_role.values() for t, c in pairs)
+    local = pt.rendered(INOIRI, [0], True, smollm2_estimate)
+    assert len(local["gm"]) == len(per_role["gm"])  # the same decisions, other settings
+    assert pt.stats([3, 1, 2])["median"] == 2
+
+
+def test_prompt_tokens_reads_the_cassettes_by_role(pt):
+    recorded = pt.from_cassettes(ROOT / "cassettes")
+    gm = recorded["test_whole_sample_with_an_llm_gm[bloodberry]"]
+    assert set(gm) == {"gm"} and all(n > 0 for n in gm["gm"])
+    assert "curse" in recorded["test_whole_session_with_llm_gm_npcs_and_curse"]
