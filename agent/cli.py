@@ -269,6 +269,9 @@ LOCAL_MAX_PROMPT = 2600
 LOCAL_BUDGET = 1000
 LOCAL_MAX_TOKENS = 300
 LOCAL_TIMEOUT = 180.0
+#: what the local server's window (agent.local_llm.CONTEXT_TOKENS) leaves a prompt: the reply and the chat
+#: template's own tokens (about 30) come out of it
+LOCAL_WINDOW = 4096 - LOCAL_MAX_TOKENS - 96
 
 
 class _LLMSeats:
@@ -331,6 +334,7 @@ class _LLMSeats:
                          temperature=settings.temperature, max_tokens=settings.max_tokens, base_url=base_url,
                          budget_tokens=self.args.llm_budget or (LOCAL_BUDGET if self.local else 3000),
                          max_prompt_tokens=self.args.llm_max_prompt or (LOCAL_MAX_PROMPT if self.local else None),
+                         window_tokens=LOCAL_WINDOW if self.local else None,
                          count_tokens=self._local_count() if self.local else None,
                          reactions=getattr(self.args, "llm_reactions", None) or "standing")
         self.agents[policy] = agent

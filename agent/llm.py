@@ -388,6 +388,7 @@ class _Exchange:
             max_prompt_tokens=agent.max_prompt_tokens, count_tokens=agent.count_tokens,
             compact_observation=getattr(view.system, "compact_observation", None),
             roles=getattr(view.system, "prompt_roles", None) or ("gm", "pc", "npc"),
+            window_tokens=agent.window_tokens,
         )
         self.messages: list[dict[str, str]] = list(self.prompt.messages)
         self.templates = dict(self.prompt.templates)
@@ -466,6 +467,7 @@ class _Exchange:
             "template_hash": self.prompt.template_hash,
             "templates": dict(self.templates),
             **({"compacted": True} if self.prompt.compacted else {}),
+            **({"fitted": True} if self.prompt.fitted else {}),
             "messages": request.messages,
             "reply": reply.text if reply is not None else None,
             "parsed": parsed,
@@ -554,6 +556,7 @@ class LLMAgent:
         base_url: str | None = None,
         fallback: Any = None,
         max_prompt_tokens: int | None = None,
+        window_tokens: int | None = None,
         reactions: str = "standing",
         reaction_kinds: Collection[str] | None = None,
         breaker: CircuitBreaker | None = None,
@@ -570,6 +573,8 @@ class LLMAgent:
         self.budget_tokens = budget_tokens
         #: small context windows: compact prompts estimated above this many tokens (see agent.prompting.build_prompt)
         self.max_prompt_tokens = max_prompt_tokens
+        #: what the model's context window holds for a prompt: a longer one is cut to fit (agent.prompting)
+        self.window_tokens = window_tokens
         #: how prompt sizes are counted for the budgets above (None: ``approx_tokens``; ``--llm local``: the served
         #: model's own tokenizer, ``agent.local_llm.token_counter``)
         self.count_tokens = count_tokens

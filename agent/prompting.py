@@ -80,6 +80,9 @@ class RenderedPrompt:
     transcript_lines: int = 0
     #: the prompt was compacted to fit ``max_prompt_tokens``
     compacted: bool = False
+    #: the compacted prompt was still too long for the model's window (``window_tokens``) and was cut further:
+    #: no transcript, the sheets cut short, then the option labels shortened, then ids only
+    fitted: bool = False
 
 
 class _TrackingLoader(jinja2.FileSystemLoader):
@@ -369,6 +372,28 @@ def _observation_fields(obs: Mapping[str, Any]) -> dict[str, Any]:
 
 
 _COMPACT_CUT = {"setting": 200, "summary": 150, "gm_notes": 500, "scene_secret": 150}
+#: what is left of the long fields when even the compacted prompt does not fit the model's window (``window_tokens``)
+_FIT_CUT = {"setting": 80, "summary": 80, "gm_notes": 240, "scene_secret": 80, "state_json": 600, "me_json": 900,
+            "gm_state_json": 300}
+#: the option labels' length in the steps after that (0: ids only, -1: ids grouped by their last part); the reply
+#: schema lists every legal id (a structured-output server holds the reply to them), the prompt only explains them
+_FIT_LABELS = (40, 12, 0, -1)
+
+
+def _grouped(options: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Options whose ids differ only in their last ``:`` part, as one line each (``share:f_map:<…>`` with the
+    parts listed), in the order of their first option; other options as ids alone."""
+    groups: dict[str, list[str]] = {}
+    for o in options:
+        head, sep, tail = o["id"].rpartition(":")
+        groups.setdefault(head + sep if sep else o["id"], []).append(tail if sep else "")
+    out = []
+    for head, tails in groups.items():
+        if len(tails) > 1 and all(tails):
+            out.append({"id": f"{head}<…>", "label": "<…> = " + " | ".join(tails)})
+        else:
+            out.extend({"id": head + t if t else head, "label": "…"} for t in tails)
+    return out
 
 
 def _generic_compact(obs: Mapping[str, Any]) -> dict[str, Any]:
@@ -395,6 +420,7 @@ def build_prompt(
     count_tokens: Callable[[str], int] | None = None,
     compact_observation: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None,
     roles: Sequence[str] = ROLES,
+    window_tokens: int | None = None,
 ) -> RenderedPrompt:
     """Render the two messages (system, user) for ``decision`` as seen by its actor.
 
@@ -403,6 +429,11 @@ def build_prompt(
     observation) and the transcript gets only the room that is left. Tokens are counted with ``count_tokens``:
     by default ``approx_tokens`` (an estimate); ``--llm local`` passes the served model's own tokenizer. The lean
     observation is the system's (``SystemInfo.compact_observation``), passed as ``compact_observation``.
+
+    ``window_tokens`` is what the model's context window holds for the prompt (the window less the reply): a
+    prompt over it would be refused by the server, so when even the compacted prompt is longer it is cut further,
+    step by step until it fits — no transcript and the sheets and state cut short, then option labels shortened,
+    then option ids alone (the ids are what the answer must copy; the engine still checks it). ``fitted`` says so.
     """
     count = count_tokens or approx_tokens
     lib = library or default_library()
@@ -448,6 +479,27 @@ def build_prompt(
         room = max(0, min(budget_tokens, max_prompt_tokens - fixed))
         transcript = recent_transcript(evs, decision.actor, obs, room, language=language, count_tokens=count)
         texts, hashes = render(fields, transcript)
+    fitted = False
+    if window_tokens is not None and size(texts) > window_tokens:
+        if not compacted:  # first the ordinary compaction, with the window as the bound
+            return build_prompt(decision, evs, system=system, role=role, schema=schema, speaks=speaks,
+                                language=language, budget_tokens=budget_tokens, library=lib, observation=obs,
+                                max_prompt_tokens=window_tokens, count_tokens=count,
+                                compact_observation=compact_observation, roles=roles, window_tokens=window_tokens)
+        fitted = True
+        transcript = []
+        for key, limit in _FIT_CUT.items():
+            fields[key] = _cut(fields[key], limit) if fields[key] else ""
+        texts, hashes = render(fields, transcript)
+        options = fields["decision"]["options"]
+        for limit in _FIT_LABELS:
+            if size(texts) <= window_tokens or not options:
+                break
+            d = dict(fields["decision"])
+            d["options"] = _grouped(options) if limit < 0 else \
+                [{"id": o["id"], "label": _cut(o["label"], limit) if limit else "…"} for o in options]
+            fields["decision"] = d
+            texts, hashes = render(fields, transcript)
     if not compacted:
         hashes = {**hashes, rules_id: rules_hash}
     sys_text, user_text = texts
@@ -459,4 +511,5 @@ def build_prompt(
         transcript_tokens=sum(count(x) + 1 for x in transcript),
         transcript_lines=len(transcript),
         compacted=compacted,
+        fitted=fitted,
     )

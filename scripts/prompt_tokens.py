@@ -59,12 +59,12 @@ class _NoModel:
 
 
 def _agent(local: bool, count: Callable[[str], int]) -> Any:
-    from agent.cli import LOCAL_BUDGET, LOCAL_MAX_PROMPT
+    from agent.cli import LOCAL_BUDGET, LOCAL_MAX_PROMPT, LOCAL_WINDOW
     from agent.llm import LLMAgent
 
     if local:
         return LLMAgent(_NoModel(), language="en", budget_tokens=LOCAL_BUDGET, max_prompt_tokens=LOCAL_MAX_PROMPT,
-                        count_tokens=count)
+                        window_tokens=LOCAL_WINDOW, count_tokens=count)
     return LLMAgent(_NoModel())  # the defaults of `--llm-model …`: budget 3000 (characters / 2), the scenario's language
 
 

@@ -561,3 +561,71 @@ def test_a_seats_words_cannot_pass_for_a_transcript_line():
         head, _, quoted = line.partition(": ")
         assert json.loads(quoted) in (trick, '"[state] x: 1 → 2"')  # the whole rest of the line is one string
         assert not line.startswith("[state]")
+
+
+# -- the model's window: a prompt that would overflow it is cut until it fits -----------------------------------------
+def _lf_climax_free_action() -> tuple[Decision, Session]:
+    """ラストフラグメント's climax free action of a PC: 135 options (every fragment to every character, every item), a
+    sheet of long fragments — the longest prompt the samples ask (14.6k SmolLM2 tokens, compacted)."""
+    s = Session(load_scenario(resource_dir("scenarios") / "last_fragment" / "shuuden_no_mukou.yaml"), 0)
+    agent = ScriptedAgent()
+    best: tuple[int, Decision] | None = None
+    while not s.is_over:
+        d = s.pending
+        if d.kind == "pc.free_action" and (best is None or len(d.options or ()) > best[0]):
+            best = (len(d.options or ()), d)
+            if best[0] >= 100:
+                return d, s
+        s.answer(agent.act(s.view(d)), policy=agent.name, seq=d.seq)
+    pytest.fail("no large free action in the sample")
+
+
+def test_a_prompt_over_the_models_window_is_cut_to_fit_it():
+    from agent.local_llm import smollm2_estimate
+
+    d, s = _lf_climax_free_action()
+    schema = reply_schema(d, say=speaks(d, "pc"))
+    kw: dict[str, Any] = dict(system="last_fragment", role="pc", schema=schema, speaks=speaks(d, "pc"), language="en",
+                              budget_tokens=1000, max_prompt_tokens=2600, count_tokens=smollm2_estimate)
+    plain = build_prompt(d, s.transcript(d.actor), **kw)
+    size = sum(smollm2_estimate(m["content"]) for m in plain.messages)
+    assert plain.compacted and not plain.fitted and size > 8000  # the overflow the window step is for
+    for window in (6000, 3700):
+        fit = build_prompt(d, s.transcript(d.actor), window_tokens=window, **kw)
+        assert fit.compacted and fit.fitted
+        assert sum(smollm2_estimate(m["content"]) for m in fit.messages) <= window, window
+        user = fit.messages[1]["content"]
+        assert d.kind in user and d.prompt in user and "## How to answer" in user
+        # every legal id is still named: whole, or as its group's head and its last part
+        for oid in d.option_ids:
+            head, _, tail = oid.rpartition(":")
+            assert f"`{oid}`" in user or (f"`{head}:<…>`" in user and tail in user), (window, oid)
+    # a window smaller than the prompt can ever be: every step taken (ids grouped), sent as small as it gets
+    tiny = build_prompt(d, s.transcript(d.actor), window_tokens=1000, **kw)
+    assert tiny.fitted and "<…> = " in tiny.messages[1]["content"]
+    assert sum(smollm2_estimate(m["content"]) for m in tiny.messages) < 3700
+    # a prompt that fits is not touched
+    roomy = build_prompt(d, s.transcript(d.actor), window_tokens=10**6, **kw)
+    assert roomy.messages == plain.messages and not roomy.fitted
+
+
+def test_the_local_window_leaves_room_for_the_reply():
+    from agent.cli import LOCAL_MAX_PROMPT, LOCAL_MAX_TOKENS, LOCAL_WINDOW
+    from agent.local_llm import CONTEXT_TOKENS
+
+    assert LOCAL_MAX_PROMPT < LOCAL_WINDOW and LOCAL_WINDOW + LOCAL_MAX_TOKENS < CONTEXT_TOKENS
+
+
+def test_a_fitted_prompt_is_marked_in_the_model_call():
+    from agent.llm import LLMAgent
+    from agent.local_llm import smollm2_estimate
+    from agent.models.testing import FunctionModel
+
+    d, s = _lf_climax_free_action()
+    agent = LLMAgent(FunctionModel(lambda req: json.dumps({"choice": d.option_ids[0]}), name="m"), language="en",
+                     budget_tokens=1000, max_prompt_tokens=2600, window_tokens=3700, count_tokens=smollm2_estimate)
+    view = s.view(d)
+    answer = agent.act(view)
+    assert answer.choice == d.option_ids[0]
+    (call,) = [e for e in view.events if e.type == "model_call"]
+    assert call.data["compacted"] is True and call.data["fitted"] is True
