@@ -286,14 +286,19 @@ def _peak_rss_mb() -> tuple[float, str]:
 
 
 def memory_worker(path: str, runs: int, traced: int) -> dict[str, Any]:
-    """In a fresh process: ``runs`` sessions through run_batch(jobs=1); max RSS after one and after all; then the
-    tracemalloc peak over ``traced`` more sessions."""
+    """In a fresh process: ``runs`` sessions through run_batch(jobs=1); max RSS after one, after the first tenth and
+    after all (flat from a tenth to all: nothing grows with the number of sessions); then the tracemalloc peak over
+    ``traced`` more sessions."""
     from agent.batch.runner import run_batch
 
     run_batch(path, 1)
     rss1, _ = _peak_rss_mb()
+    tenth = max(1, runs // 10)
     t0 = time.perf_counter()
-    run_batch(path, runs)
+    run_batch(path, tenth)
+    rss10, _ = _peak_rss_mb()
+    if runs > tenth:
+        run_batch(path, runs - tenth, seed=tenth)
     elapsed = time.perf_counter() - t0
     rssn, source = _peak_rss_mb()
     peak = None
@@ -302,7 +307,7 @@ def memory_worker(path: str, runs: int, traced: int) -> dict[str, Any]:
         run_batch(path, traced, seed=1)
         peak = tracemalloc.get_traced_memory()[1] / 1e6
         tracemalloc.stop()
-    return {"runs": runs, "max_rss_after_1_mb": rss1, "max_rss_mb": rssn, "rss_source": source, "seconds": elapsed,
+    return {"runs": runs, "max_rss_after_1_mb": rss1, "tenth": tenth, "max_rss_after_tenth_mb": rss10, "max_rss_mb": rssn, "rss_source": source, "seconds": elapsed,
             "tracemalloc_runs": traced, "tracemalloc_peak_mb": peak}
 
 
@@ -390,11 +395,12 @@ def markdown_table(results: list[Result], jobs: int = 2) -> str:
             f"{r.engine_per_s / TARGET_SESSIONS_PER_S * 100:.0f}% (×{TARGET_SESSIONS_PER_S / r.engine_per_s:.1f} short) |")
     mem = [r for r in results if r.memory]
     if mem:
-        lines += ["", "| scenario | sessions | peak RSS after 1 session | peak RSS after all | tracemalloc peak (sessions) | "
-                      "seconds |", "|---|---|---|---|---|---|"]
+        lines += ["", "| scenario | sessions | peak RSS after 1 session | after the first tenth | after all | "
+                      "tracemalloc peak (sessions) | seconds |", "|---|---|---|---|---|---|---|"]
         for r in mem:
             m = r.memory
-            lines.append(f"| {r.scenario} | {m['runs']:,} | {m['max_rss_after_1_mb']:.1f} MB | {m['max_rss_mb']:.1f} MB | "
+            tenth = (f"{m['max_rss_after_tenth_mb']:.1f} MB ({m['tenth']:,})" if "max_rss_after_tenth_mb" in m else "-")
+            lines.append(f"| {r.scenario} | {m['runs']:,} | {m['max_rss_after_1_mb']:.1f} MB | {tenth} | {m['max_rss_mb']:.1f} MB | "
                          f"{_f(m['tracemalloc_peak_mb'], '.2f')} MB ({m['tracemalloc_runs']:,}) | {m['seconds']:.1f} |")
     notes = [f"{r.scenario}: {n}" for r in results for n in r.notes]
     if notes:
