@@ -33,9 +33,9 @@ sys.path.insert(0, str(ROOT))
 #: a cassette's system message → the seat role it prompts (the templates' first sentences)
 _ROLE_OF_SYSTEM = (
     (re.compile(r"^You are the (game master|session designer|storyteller)"), "gm"),
+    (re.compile(r"^You are a player playing"), "pc"),
     (re.compile(r"^You play (the formed curse|an enemy)"), "curse"),
-    (re.compile(r"^You play (a character of|an NPC|the NPC)"), "npc"),
-    (re.compile(r"^You play"), "pc"),
+    (re.compile(r"^You play (a character of|the GM-side character)"), "npc"),
 )
 
 

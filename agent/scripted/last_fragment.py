@@ -13,6 +13,7 @@ from engine.core.decision import Decision
 from engine.core.seat import SeatView
 from agent.scripted import standing_defaults
 from engine.systems.last_fragment.standing import STANDING as _STANDING
+from engine.core.standing import first_of as _first
 
 __all__ = ["POLICY"]
 
@@ -23,13 +24,6 @@ ATTACKS = ("reiha", "kyougeki", "tsuujou_kougeki")
 
 def _ctx(d: Decision) -> Mapping[str, Any]:
     return d.context or {}
-
-
-def _first(d: Decision, *prefer: str) -> str:
-    for p in prefer:
-        if p in d.option_ids:
-            return p
-    return d.option_ids[0]
 
 
 def _obs(v: SeatView) -> Mapping[str, Any]:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = ["StandingAnswer", "StandingError", "always", "never", "DEFAULT", "check_standing", "standing_entry",
            "standing_window",
-           "standing_menu", "declared_kinds"]
+           "standing_menu", "declared_kinds", "first_of"]
 
 #: the id of the spec's scripted default, in every vocabulary that has one
 DEFAULT = "default"
@@ -62,6 +62,16 @@ def never(label: str, doc: str = "") -> StandingAnswer:
         return [] if d.pick is not None and d.pick[0] == 0 else None
 
     return StandingAnswer("never", label, resolve, doc)
+
+
+def first_of(d: Decision, *prefer: str) -> str:
+    """The first of ``prefer`` that is an option of ``d``, else its first option (the specs' "prefer X, else Y,
+    else the first" defaults)."""
+    ids = d.option_ids
+    for p in prefer:
+        if p in ids:
+            return p
+    return ids[0]
 
 
 def check_standing(table: Mapping[str, DecisionSpec], declared: Mapping[str, Mapping[str, str | None]],

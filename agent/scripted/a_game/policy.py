@@ -13,6 +13,7 @@ from engine.core.seat import SeatView
 from engine.systems.a_game.names import normalize
 from agent.scripted import standing_defaults
 from engine.systems.a_game.standing import STANDING as _STANDING
+from engine.core.standing import first_of as _first
 
 __all__ = ["POLICY"]
 
@@ -21,13 +22,6 @@ Policy = Callable[[Decision, SeatView], Any]
 
 def _ctx(d: Decision) -> Mapping[str, Any]:
     return d.context or {}
-
-
-def _first(d: Decision, *prefer: str) -> str:
-    for p in prefer:
-        if p in d.option_ids:
-            return p
-    return d.option_ids[0]
 
 
 def _payload(d: Decision, value: dict[str, Any]) -> dict[str, Any]:

@@ -33,18 +33,12 @@ from engine.core.decision import Decision
 from engine.core.session import Session
 from agent.scripted import standing_defaults
 from engine.systems.yogaribito.standing import STANDING as _STANDING
+from engine.core.standing import first_of as _first
 
 __all__ = ["POLICY", "attack_score", "best_attack"]
 
 #: healing options in order of preference (D35: heal an ally with life ≤ 1/3 base)
 HEALS = ("healing_prayer", "field_dressing", "first_aid", "revitalizer")
-
-
-def _first(d: Decision, *prefer: str) -> str:
-    for p in prefer:
-        if p in d.option_ids:
-            return p
-    return d.option_ids[0]
 
 
 def _chars(c: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -11,6 +11,7 @@ from typing import Any
 
 from engine.core.decision import Decision
 from engine.core.session import Session
+from engine.core.standing import first_of as _first
 
 __all__ = ["POLICY"]
 
@@ -23,13 +24,6 @@ _PRIMARY = {"black_magic": "mind", "white_magic": "mind", "shamanic": "mind", "p
 
 def _ctx(d: Decision) -> dict[str, Any]:
     return dict(d.context or {})
-
-
-def _first(d: Decision, *prefer: str) -> str:
-    for p in prefer:
-        if p in d.option_ids:
-            return p
-    return d.option_ids[0]
 
 
 def cc_mode(d: Decision, s: Session) -> Any:

@@ -7,15 +7,9 @@ from typing import Any
 
 from engine.core.decision import Decision
 from engine.core.session import Session
+from engine.core.standing import first_of as _first
 
 __all__ = ["POLICY"]
-
-
-def _first(d: Decision, *prefer: str) -> str:
-    for p in prefer:
-        if p in d.option_ids:
-            return p
-    return d.option_ids[0]
 
 
 def _highest(d: Decision, s: Session) -> str:

@@ -14,19 +14,13 @@ from engine.core.decision import Decision
 from engine.core.standing import DEFAULT, StandingAnswer, always
 
 from .odds import choose_fixed
+from ...core.standing import first_of as _first
 
 __all__ = ["STANDING", "TITLES"]
 
 
 def _ctx(d: Decision) -> Mapping[str, Any]:
     return d.context or {}
-
-
-def _first(d: Decision, *prefer: str) -> str:
-    for p in prefer:
-        if p in d.option_ids:
-            return p
-    return d.option_ids[0]
 
 
 def _fix_option(d: Decision, f: int) -> str:

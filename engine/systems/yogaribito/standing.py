@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.core.decision import Decision
 from engine.core.standing import DEFAULT, StandingAnswer, always, never
+from ...core.standing import first_of as _first
 
 __all__ = ["STANDING", "TITLES", "luck_choice"]
 
@@ -121,13 +122,6 @@ def ck_bullets(d: Decision) -> Any:
         return (sum(a.values()),) + tuple(a.get(st, 0) for st in _BULLET_PREFERENCE)
 
     return max(d.option_ids, key=key)
-
-
-def _first(d: Decision, *prefer: str) -> str:
-    for p in prefer:
-        if p in d.option_ids:
-            return p
-    return d.option_ids[0]
 
 
 def delay(d: Decision) -> Any:
