@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
             for role, xs in sorted(roles.items()):
                 st = stats(xs)
                 result["cassettes"][name][role] = st
-                print(f"{name[:60]:<60} {role:<6} {st['n']:>5} {st['median']:>7.0f} {st['p90']:>6}")
+                print(f"{name[:84]:<84} {role:<6} {st['n']:>5} {st['median']:>7.0f} {st['p90']:>6}")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return 0

@@ -17,14 +17,16 @@ from collections import Counter
 
 import pytest
 
+from agent.llm import LLMAgent
 from agent.provenance import provenance
+from agent.scripted import ScriptedAgent
 from agent.table import SeatSpec, Table, default_agent_factory
 from engine.core import Session, load_scenario
 from engine.core.events import AnswerEvent, DecisionEvent, ModelCallEvent
 from engine.core.registry import systems
 from engine.core.replay import verify
 
-from .test_cassettes import MODEL, ROOT, _agent
+from .test_cassettes import BASE_URL, MODEL, ROOT, _agent
 
 SEED = 3
 
@@ -93,5 +95,58 @@ def test_whole_sample_with_llm_npcs_and_enemies(system_id, vcr, tmp_path, monkey
     assert not unasked, f"NPC decisions answered without a model call: {dict(unasked)}"
     verify(log)
     verify(log, check=provenance)
+    if vcr.record_mode == "none":
+        assert vcr.all_played, "the cassette has exchanges the session did not make"
+
+
+#: the seat roles whose every decision kind gets one real exchange per system (the GM's have whole sessions above)
+SEAT_ROLES = ("pc", "npc")
+
+
+def _local_agent() -> LLMAgent:
+    """An agent with the settings of ``--llm local`` (``agent.cli``: budget, compaction, the server's window, reply
+    length), counting with the SmolLM2 estimate — what ``--llm local`` counts with when the model's tokenizer cannot
+    be read (llama-cpp-python is not part of CI's install)."""
+    from agent.cli import LOCAL_BUDGET, LOCAL_MAX_PROMPT, LOCAL_MAX_TOKENS, LOCAL_WINDOW
+    from agent.local_llm import smollm2_estimate
+    from agent.models.openai_model import OpenAIModel
+
+    model = OpenAIModel(MODEL, base_url=BASE_URL, api_key="not-needed", timeout=180.0, max_attempts=2)
+    return LLMAgent(model, name=f"llm:{MODEL}", mode="json_object_schema", max_tokens=LOCAL_MAX_TOKENS,
+                    budget_tokens=LOCAL_BUDGET, max_prompt_tokens=LOCAL_MAX_PROMPT, window_tokens=LOCAL_WINDOW,
+                    count_tokens=smollm2_estimate, language="en", base_url=BASE_URL)
+
+
+@pytest.mark.vcr
+@pytest.mark.parametrize("role", SEAT_ROLES)
+@pytest.mark.parametrize("system_id", [s.id for s in systems()])
+def test_every_seat_decision_kind_against_the_recorded_model(system_id, role, vcr, monkeypatch):
+    """One real exchange for each kind of decision the model would be asked for a ``role`` seat in the system's
+    first sample (not forced, not a reaction window its standing answers leave to the engine): the model's reply is
+    parsed and checked by the engine (re-asked or replaced by the scripted answer, never trusted); the session
+    itself follows the scripted seats, so that every kind the sample reaches is reached."""
+    monkeypatch.chdir(ROOT)
+    cassette = ROOT / "cassettes" / f"test_every_seat_decision_kind_against_the_recorded_model[{system_id}-{role}].yaml"
+    if vcr.record_mode == "none" and not cassette.exists():
+        pytest.skip(f"no cassette recorded for {system_id} {role} seats yet: TRPG_RECORD_BASE_URL=http://127.0.0.1:8765/v1 "
+                    f"pytest tests/llm/test_system_cassettes.py -k '{system_id}-{role}' --record-mode=rewrite")
+    info = next(s for s in systems() if s.id == system_id)
+    session = Session(load_scenario(info.sample_scenarios[0]), seed=SEED)
+    agent, scripted = _local_agent(), ScriptedAgent()
+    asked: dict[str, object] = {}
+    while not session.is_over:
+        d = session.pending
+        view = session.view(d)
+        if session.actor_role(d.actor) == role and d.kind not in asked and agent._without_call(view) is None:
+            answer = agent.act(view)
+            d.check(answer)  # whatever the model said, the agent hands the session a legal answer
+            asked[d.kind] = answer
+            calls = [e for e in view.events if isinstance(e, ModelCallEvent)]
+            assert calls and all(e.kind == d.kind and e.actor == d.actor for e in calls)
+            assert calls[0].data["template_id"] == f"{system_id}/{session.prompt_role(d.actor)}.md.j2"
+        session.answer(scripted.act(session.view(d)), policy="scripted", seq=d.seq)
+    if role == "pc":
+        assert asked, f"no {role} decision of {system_id} went to the model"
+    assert agent.summary()["calls"] >= len(asked)
     if vcr.record_mode == "none":
         assert vcr.all_played, "the cassette has exchanges the session did not make"
