@@ -13,13 +13,18 @@ INOIRI = ROOT / "scenarios" / "bloodberry" / "inoiri_dolls.yaml"
 YOGARIBITO = ROOT / "scenarios" / "yogaribito" / "night_of_the_count.yaml"
 
 
-@pytest.fixture(scope="module")
-def bb():
-    spec = importlib.util.spec_from_file_location("bench_batch", ROOT / "scripts" / "bench_batch.py")
+def _script(name: str):
+    """A script of scripts/ as a module (they are run by path, not installed)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
-    sys.modules["bench_batch"] = mod
+    sys.modules[name] = mod
     spec.loader.exec_module(mod)
     return mod
+
+
+@pytest.fixture(scope="module")
+def bb():
+    return _script("bench_batch")
 
 
 def test_sample_scenarios_cover_every_system(bb):
@@ -87,11 +92,7 @@ def test_instruction_count_parsing():
 
 @pytest.fixture(scope="module")
 def pt():
-    spec = importlib.util.spec_from_file_location("prompt_tokens", ROOT / "scripts" / "prompt_tokens.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["prompt_tokens"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return _script("prompt_tokens")
 
 
 def test_prompt_tokens_renders_the_prompts_an_llm_seat_would_send(pt):
@@ -110,3 +111,5 @@ def test_prompt_tokens_reads_the_cassettes_by_role(pt):
     gm = recorded["test_whole_sample_with_an_llm_gm[bloodberry]"]
     assert set(gm) == {"gm"} and all(n > 0 for n in gm["gm"])
     assert "curse" in recorded["test_whole_session_with_llm_gm_npcs_and_curse"]
+    for system in ("a_game", "bloodberry", "last_fragment", "yogaribito"):  # every role has recorded usage
+        assert set(recorded[f"test_every_seat_decision_kind_against_the_recorded_model[{system}-pc]"]) == {"pc"}
