@@ -266,7 +266,9 @@ def _factory(seed: int, console: Console, llm: _LLMSeats | None = None, *, lang:
 #: prompt above this many tokens (the 4,096-token window keeps room for the reply, and a CPU answers in seconds) and
 #: give the recent transcript at most LOCAL_BUDGET of them
 LOCAL_MAX_PROMPT = 2600
-LOCAL_BUDGET = 1000
+LOCAL_BUDGET = 500
+#: the recent transcript's budget otherwise (tokens estimated by ``agent.prompting.approx_tokens``)
+DEFAULT_BUDGET = 1000
 LOCAL_MAX_TOKENS = 300
 LOCAL_TIMEOUT = 180.0
 #: what the local server's window (agent.local_llm.CONTEXT_TOKENS) leaves a prompt: the reply and the chat
@@ -332,11 +334,12 @@ class _LLMSeats:
         base_url = endpoint if isinstance(endpoint, str) else settings.base_url
         agent = LLMAgent(model, language=self.language, mode=settings.mode, name=f"llm:{model_name}",
                          temperature=settings.temperature, max_tokens=settings.max_tokens, base_url=base_url,
-                         budget_tokens=self.args.llm_budget or (LOCAL_BUDGET if self.local else 3000),
+                         budget_tokens=self.args.llm_budget or (LOCAL_BUDGET if self.local else DEFAULT_BUDGET),
                          max_prompt_tokens=self.args.llm_max_prompt or (LOCAL_MAX_PROMPT if self.local else None),
                          window_tokens=LOCAL_WINDOW if self.local else None,
                          count_tokens=self._local_count() if self.local else None,
-                         reactions=getattr(self.args, "llm_reactions", None) or "standing")
+                         reactions=getattr(self.args, "llm_reactions", None) or "standing",
+                         full_observation=bool(getattr(self.args, "llm_full_observation", False)))
         self.agents[policy] = agent
         return agent
 
@@ -892,7 +895,10 @@ def _llm_flags(s: argparse.ArgumentParser) -> None:
     g.add_argument("--llm-language", choices=("ja", "en"), help="narration language of LLM seats (default: the scenario's; "
                    "en with --llm local)")
     g.add_argument("--llm-budget", type=int, metavar="TOKENS", help="token budget of the recent transcript in a prompt "
-                   "(default 3000, estimated as characters / 2; 1000 with --llm local, counted by the model's tokenizer)")
+                   "(default 1000; counted by the model's tokenizer where known: OpenAI's models with the tokens extra, "
+                   "the local model; else estimated; 500 with --llm local)")
+    g.add_argument("--llm-full-observation", action="store_true", help="show LLM seats the whole observation of the "
+                   "table (default: the system's lean view of it, with the seat's own sheet and the GM's part in full)")
     g.add_argument("--llm-reactions", choices=_REACTIONS, help="who answers the system's mechanical reaction windows "
                    "(reroll, concede, ...) on LLM seats: standing (default: the seat declares the system's default "
                    "standing answers, the engine resolves those windows without asking), scripted (asked, answered by "

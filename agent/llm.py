@@ -388,7 +388,7 @@ class _Exchange:
             max_prompt_tokens=agent.max_prompt_tokens, count_tokens=agent.count_tokens,
             compact_observation=getattr(view.system, "compact_observation", None),
             roles=getattr(view.system, "prompt_roles", None) or ("gm", "pc", "npc"),
-            window_tokens=agent.window_tokens,
+            window_tokens=agent.window_tokens, full_observation=agent.full_observation,
         )
         self.messages: list[dict[str, str]] = list(self.prompt.messages)
         self.templates = dict(self.prompt.templates)
@@ -548,7 +548,7 @@ class LLMAgent:
         language: str = "ja",
         mode: OutputMode = "json_schema",
         max_reasks: int = 2,
-        budget_tokens: int = 3000,
+        budget_tokens: int = 1000,
         name: str | None = None,
         library: PromptLibrary | None = None,
         temperature: float = 0.0,
@@ -561,6 +561,7 @@ class LLMAgent:
         reaction_kinds: Collection[str] | None = None,
         breaker: CircuitBreaker | None = None,
         count_tokens: Callable[[str], int] | None = None,
+        full_observation: bool = False,
     ):
         if reactions not in REACTIONS:
             raise ValueError(f"reactions must be one of {', '.join(REACTIONS)}, got {reactions!r}")
@@ -575,9 +576,19 @@ class LLMAgent:
         self.max_prompt_tokens = max_prompt_tokens
         #: what the model's context window holds for a prompt: a longer one is cut to fit (agent.prompting)
         self.window_tokens = window_tokens
-        #: how prompt sizes are counted for the budgets above (None: ``approx_tokens``; ``--llm local``: the served
-        #: model's own tokenizer, ``agent.local_llm.token_counter``)
+        #: how prompt sizes are counted for the budgets above: by default the model's own tokenizer where
+        #: ``agent.tokens`` knows it (OpenAI's models, the ``tokens`` extra), else ``approx_tokens``; ``--llm local``
+        #: passes the served model's (``agent.local_llm.token_counter``)
+        if count_tokens is None:
+            from .tokens import model_counter
+
+            model_id = getattr(model, "model", None)  # OpenAIModel: the model the endpoint is asked for
+            found = model_counter(str(model_id if isinstance(model_id, str) else getattr(model, "name", "") or ""))
+            count_tokens = found[0] if found else None
         self.count_tokens = count_tokens
+        #: the whole observation in the prompt instead of the system's lean one (the actor's sheet and the GM's
+        #: part are in full either way)
+        self.full_observation = full_observation
         self.library = library or default_library()
         self.temperature = temperature
         self.max_tokens = max_tokens

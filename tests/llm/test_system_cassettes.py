@@ -17,7 +17,6 @@ from collections import Counter
 
 import pytest
 
-from agent.llm import LLMAgent
 from agent.provenance import provenance
 from agent.scripted import ScriptedAgent
 from agent.table import SeatSpec, Table, default_agent_factory
@@ -26,7 +25,7 @@ from engine.core.events import AnswerEvent, DecisionEvent, ModelCallEvent
 from engine.core.registry import systems
 from engine.core.replay import verify
 
-from .test_cassettes import BASE_URL, MODEL, ROOT, _agent
+from .test_cassettes import MODEL, ROOT, _agent
 
 SEED = 3
 
@@ -103,18 +102,8 @@ def test_whole_sample_with_llm_npcs_and_enemies(system_id, vcr, tmp_path, monkey
 SEAT_ROLES = ("pc", "npc")
 
 
-def _local_agent() -> LLMAgent:
-    """An agent with the settings of ``--llm local`` (``agent.cli``: budget, compaction, the server's window, reply
-    length), counting with the SmolLM2 estimate — what ``--llm local`` counts with when the model's tokenizer cannot
-    be read (llama-cpp-python is not part of CI's install)."""
-    from agent.cli import LOCAL_BUDGET, LOCAL_MAX_PROMPT, LOCAL_MAX_TOKENS, LOCAL_WINDOW
-    from agent.local_llm import smollm2_estimate
-    from agent.models.openai_model import OpenAIModel
-
-    model = OpenAIModel(MODEL, base_url=BASE_URL, api_key="not-needed", timeout=180.0, max_attempts=2)
-    return LLMAgent(model, name=f"llm:{MODEL}", mode="json_object_schema", max_tokens=LOCAL_MAX_TOKENS,
-                    budget_tokens=LOCAL_BUDGET, max_prompt_tokens=LOCAL_MAX_PROMPT, window_tokens=LOCAL_WINDOW,
-                    count_tokens=smollm2_estimate, language="en", base_url=BASE_URL)
+#: the agent of every cassette test: the settings of ``--llm local``
+_local_agent = _agent
 
 
 @pytest.mark.vcr
