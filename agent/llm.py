@@ -28,7 +28,7 @@ import statistics
 import sys
 import time
 import weakref
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -798,3 +798,25 @@ def format_summary(s: Mapping[str, Any]) -> str:
         f"median latency {num(s['median_latency_s'], '{:.2f}')} s; re-ask rate {s['reask_rate']:.1%}; "
         f"fallback rate {s['fallback_rate']:.1%} ({s['fallbacks']} fallbacks)"
     )
+
+
+def rendered_prompts(session: Any, agent: LLMAgent, fallback: Any, max_decisions: int) -> Iterator[_Exchange]:
+    """Play ``session`` to the end (at most ``max_decisions``) with every seat answered by ``fallback``, and yield
+    the exchange ``agent`` would open at each decision it would send to its model (not forced, not a reaction
+    window its standing answers resolve, which are declared first) — the prompt rendered, nothing sent. For
+    measuring and checking prompts on whole sessions without a model (``scripts/prompt_tokens.py``, the tests)."""
+    declared = {}
+    for actor in session.game.actors():
+        mine = agent.standing_answers(session.system, actor, session.actor_role(actor))
+        if mine:
+            declared[actor] = mine
+    if declared:
+        session.declare_standing(declared)
+    steps = 0
+    while not session.is_over and steps < max_decisions:
+        d = session.pending
+        view = session.view(d)
+        if agent._without_call(view) is None:
+            yield _Exchange(agent, view)
+        session.answer(fallback.act(session.view(d)), policy=fallback.name, seq=d.seq)
+        steps += 1

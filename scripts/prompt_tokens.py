@@ -87,7 +87,7 @@ Measure = tuple[int, int, int, int, int]
 
 def rendered(path: Path, seeds: Iterable[int], local: bool, count: Callable[[str], int]) -> dict[str, list[Measure]]:
     """role → a ``Measure`` of every prompt the LLM seats of the sample would have sent."""
-    from agent.llm import _Exchange
+    from agent.llm import rendered_prompts
     from agent.scripted import ScriptedAgent
     from agent.table import MAX_DECISIONS
     from engine.core import Session, load_scenario
@@ -97,28 +97,11 @@ def rendered(path: Path, seeds: Iterable[int], local: bool, count: Callable[[str
     out: dict[str, list[Measure]] = defaultdict(list)
     for seed in seeds:
         s = Session(sc, seed)
-        llm = _agent(local, count)
-        scripted = ScriptedAgent()
-        declared = {}
-        for actor in s.game.actors():
-            role = s.actor_role(actor)
-            mine = llm.standing_answers(s.system, actor, role)
-            if mine:
-                declared[actor] = mine
-        if declared:
-            s.declare_standing(declared)
-        steps = 0
-        while not s.is_over and steps < MAX_DECISIONS:
-            d = s.pending
-            view = s.view(d)
-            if llm._without_call(view) is None:
-                ex = _Exchange(llm, view)
-                system_msg, user_msg = (m["content"] for m in ex.messages)
-                text = system_msg + user_msg
-                out[ex.role].append((count(text), count(user_msg), o200k(text) if o200k else 0,
-                                     o200k(user_msg) if o200k else 0, len(text)))
-            s.answer(scripted.act(s.view(d)), policy=scripted.name, seq=d.seq)
-            steps += 1
+        for ex in rendered_prompts(s, _agent(local, count), ScriptedAgent(), MAX_DECISIONS):
+            system_msg, user_msg = (m["content"] for m in ex.messages)
+            text = system_msg + user_msg
+            out[ex.role].append((count(text), count(user_msg), o200k(text) if o200k else 0,
+                                 o200k(user_msg) if o200k else 0, len(text)))
     return out
 
 

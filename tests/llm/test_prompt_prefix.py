@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from agent.cli import LOCAL_BUDGET, LOCAL_MAX_PROMPT, LOCAL_WINDOW
-from agent.llm import LLMAgent, _Exchange
+from agent.llm import LLMAgent, rendered_prompts
 from agent.local_llm import smollm2_estimate
 from agent.scripted import ScriptedAgent
 from agent.table import MAX_DECISIONS
@@ -40,25 +40,15 @@ def _agent(local: bool) -> LLMAgent:
 @pytest.mark.parametrize("path", SAMPLES)
 def test_system_message_is_the_same_for_every_decision_of_a_seat(path, local):
     s = Session(load_scenario(path), 0)
-    llm = _agent(local)
-    declared = {a: m for a in s.game.actors() if (m := llm.standing_answers(s.system, a, s.actor_role(a)))}
-    if declared:
-        s.declare_standing(declared)
-    scripted = ScriptedAgent()
     prefixes: dict[str, set[str]] = defaultdict(set)
     users: dict[str, set[str]] = defaultdict(set)
     asked = 0
-    while not s.is_over and asked < MAX_DECISIONS:
-        d = s.pending
-        view = s.view(d)
-        if llm._without_call(view) is None:
-            ex = _Exchange(llm, view)
-            asked += 1
-            system_msg, user_msg = ex.prompt.messages
-            assert system_msg["role"] == "system" and user_msg["role"] == "user"
-            prefixes[d.actor].add(system_msg["content"])
-            users[d.actor].add(user_msg["content"])
-        s.answer(scripted.act(s.view(d)), policy=scripted.name, seq=d.seq)
+    for ex in rendered_prompts(s, _agent(local), ScriptedAgent(), MAX_DECISIONS):
+        asked += 1
+        system_msg, user_msg = ex.prompt.messages
+        assert system_msg["role"] == "system" and user_msg["role"] == "user"
+        prefixes[ex.decision.actor].add(system_msg["content"])
+        users[ex.decision.actor].add(user_msg["content"])
     assert asked > 20
     assert prefixes.keys() >= {"gm"}
     for actor, texts in prefixes.items():
