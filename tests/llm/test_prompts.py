@@ -631,3 +631,31 @@ def test_a_fitted_prompt_is_marked_in_the_model_call():
     assert answer.choice == d.option_ids[0]
     (call,) = [e for e in view.events if e.type == "model_call"]
     assert call.data["compacted"] is True and call.data["fitted"] is True
+
+
+def test_the_table_is_lean_by_default_and_whole_on_request(scenario_path):
+    """By default the table is the system's lean view, with the seat's own sheet in full; ``full_observation``
+    (``--llm-full-observation``) shows every character's whole sheet. Either way the system message is the same."""
+    seen: list[Any] = []
+
+    def grab(d: Decision, s: Session) -> None:
+        if len(seen) < 3 and role_of(s, d.actor) == "pc" and isinstance(d.observation.get("me"), dict):
+            role = role_of(s, d.actor)
+            schema = reply_schema(d, say=speaks(d, role))
+            kw: dict[str, Any] = dict(system="bloodberry", role=role, schema=schema, speaks=speaks(d, role))
+            lean = build_prompt(d, s.transcript(d.actor), **kw)
+            whole = build_prompt(d, s.transcript(d.actor), full_observation=True, **kw)
+            seen.append((d, lean, whole))
+
+    scripted_run(scenario_path, grab)
+    assert len(seen) == 3
+    for d, lean, whole in seen:
+        obs = d.observation
+        sheets = [c for c in obs["characters"].values() if isinstance(c, dict) and "class_skills" in c]
+        assert len(sheets) >= 2 and "class_skills" in obs["me"]
+        lean_user, whole_user = lean.messages[1]["content"], whole.messages[1]["content"]
+        assert lean.messages[0] == whole.messages[0]
+        # the own sheet in full in both; the other characters' skills only in the whole observation
+        assert lean_user.count('"class_skills"') == 1
+        assert whole_user.count('"class_skills"') == len(sheets)
+        assert len(lean_user) < len(whole_user)

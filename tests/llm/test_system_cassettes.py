@@ -102,10 +102,6 @@ def test_whole_sample_with_llm_npcs_and_enemies(system_id, vcr, tmp_path, monkey
 SEAT_ROLES = ("pc", "npc")
 
 
-#: the agent of every cassette test: the settings of ``--llm local``
-_local_agent = _agent
-
-
 @pytest.mark.vcr
 @pytest.mark.parametrize("role", SEAT_ROLES)
 @pytest.mark.parametrize("system_id", [s.id for s in systems()])
@@ -121,7 +117,7 @@ def test_every_seat_decision_kind_against_the_recorded_model(system_id, role, vc
                     f"pytest tests/llm/test_system_cassettes.py -k '{system_id}-{role}' --record-mode=rewrite")
     info = next(s for s in systems() if s.id == system_id)
     session = Session(load_scenario(info.sample_scenarios[0]), seed=SEED)
-    agent, scripted = _local_agent(), ScriptedAgent()
+    agent, scripted = _agent(), ScriptedAgent()
     asked: dict[str, object] = {}
     while not session.is_over:
         d = session.pending
