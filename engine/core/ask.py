@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from .decision import Answer, Decision, Label, OptionList, Simultaneous
+from .decision import Answer, Decision, Label, OptionList, Simultaneous, Window
 
 if TYPE_CHECKING:
     from .session import GameContext
 
-__all__ = ["Gen", "choose", "choose_many", "ask_payload", "poll", "approve", "simultaneous", "Verdict", "options",
+__all__ = ["Gen", "standing_answer", "choose", "choose_many", "ask_payload", "poll", "approve", "simultaneous", "Verdict", "options",
            "APPROVE", "REJECT"]
 
 Gen = Generator[Any, Any, Any]
@@ -47,17 +47,39 @@ def _ctx(context: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return context if context is not None else {}
 
 
+def standing_answer(ctx: GameContext | None, actor: str, kind: str, rule: str, pairs: Sequence[tuple[str, Label]],
+                    pick: tuple[int, int] | None, context: Mapping[str, Any] | None) -> Answer | None:
+    """The answer of ``actor``'s standing answer to this window (``engine.core.standing``), or None: no standing
+    answer, or it asks this time. Read before any ``Decision`` is made: a window its actor answered once and for all
+    is resolved here (and logged by the session as an ``auto`` event), at the cost of reading its options and
+    context only. Without ``ctx`` (a rule that has none) the session resolves the decision when it is yielded."""
+    if ctx is None:
+        return None
+    standing = ctx.standing
+    if not standing:
+        return None
+    sa = standing.get((actor, kind))
+    if sa is None:
+        return None
+    return ctx.resolve_window(sa, Window(actor, kind, rule, pairs, pick, _ctx(context)))  # type: ignore[misc]
+
+
 def choose(actor: str, kind: str, prompt: str, rule: str, pairs: Sequence[tuple[str, Label]], *,
            context: Mapping[str, Any] | None = None, refused: Mapping[str, str] | None = None,
            always_ask: bool = False, speech: bool = False, notes: Mapping[str, str] | None = None,
-           answer: bool = False) -> Gen:
+           answer: bool = False, ctx: GameContext | None = None) -> Gen:
     """Ask ``actor`` for one of ``pairs``; returns the chosen id (the whole ``Answer`` with ``answer=True``, e.g. to
-    read its ``note``). A single legal option is not asked unless ``always_ask`` (or it requires a note)."""
+    read its ``note``). A single legal option is not asked unless ``always_ask`` (or it requires a note). With the
+    session's ``ctx``, a standing answer of the actor to ``kind`` answers without a decision (``standing_answer``)."""
     if not pairs:
         raise RuntimeError(f"{kind}: no legal option for {actor} (engine bug)")
     if len(pairs) == 1 and not always_ask and not notes:
         only = pairs[0][0]
         return Answer(choice=only) if answer else only
+    if ctx is not None and ctx.standing and not notes:
+        auto = standing_answer(ctx, actor, kind, rule, pairs, None, context)
+        if auto is not None:
+            return auto if answer else auto.choice
     ans = yield Decision(actor, kind, prompt, rule, options=options(pairs), context=_ctx(context), refused=refused,
                          speech=speech, notes=notes)
     return ans if answer else ans.choice
@@ -65,8 +87,13 @@ def choose(actor: str, kind: str, prompt: str, rule: str, pairs: Sequence[tuple[
 
 def choose_many(actor: str, kind: str, prompt: str, rule: str, pairs: Sequence[tuple[str, Label]], lo: int, hi: int,
                 *, context: Mapping[str, Any] | None = None, refused: Mapping[str, str] | None = None,
-                speech: bool = False) -> Gen:
-    """Ask ``actor`` for ``lo``..``hi`` distinct options; returns the chosen ids in option order."""
+                speech: bool = False, ctx: GameContext | None = None) -> Gen:
+    """Ask ``actor`` for ``lo``..``hi`` distinct options; returns the chosen ids in option order (``ctx``: see
+    ``choose``)."""
+    if ctx is not None and ctx.standing:
+        auto = standing_answer(ctx, actor, kind, rule, pairs, (lo, hi), context)
+        if auto is not None:
+            return list(auto.choices or ())
     ans = yield Decision(actor, kind, prompt, rule, options=options(pairs), pick=(lo, hi), context=_ctx(context),
                          refused=refused, speech=speech)
     return list(ans.choices or ())

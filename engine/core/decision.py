@@ -20,7 +20,7 @@ from pydantic_core import PydanticSerializationError
 
 from .quote import brief, measure
 
-__all__ = ["Option", "OptionList", "Label", "Decision", "Answer", "IllegalAnswer", "LazyContext", "LazyMap", "plain",
+__all__ = ["Option", "OptionList", "Label", "Window", "Decision", "Answer", "IllegalAnswer", "LazyContext", "LazyMap", "plain",
            "Simultaneous", "StaleDecision", "NOTE_MAX", "SPEECH_MAX", "ANSWER_MAX_VALUES", "ANSWER_MAX_CHARS", "shown_context"]
 
 #: longest game-relevant text (a reason, a declaration) an answer may carry with an option
@@ -343,6 +343,54 @@ class IllegalAnswer(ValueError):
         self.decision = decision
         self.problem = problem
         super().__init__(f"illegal answer to {decision.kind} ({decision.rule}) for {decision.actor}: {problem}; legal: {decision.legal_summary()}")
+
+
+class Window:
+    """A reaction window as a standing answer reads it, before any ``Decision`` is made (``engine.core.standing``):
+    its actor, kind, rule, option ids, subset bounds and context. ``ask.choose`` and ``ask.choose_many`` hand one to
+    the session when the actor has a standing answer for the kind; when that answers, no decision is made, numbered
+    or sent through the rules' generators (the answer is checked here as ``Decision.check`` would check it)."""
+
+    __slots__ = ("actor", "kind", "rule", "pairs", "pick", "context", "_ids")
+
+    def __init__(self, actor: str, kind: str, rule: str, pairs: Sequence[tuple[str, Label]],
+                 pick: tuple[int, int] | None, context: Mapping[str, Any]):
+        self.actor = actor
+        self.kind = kind
+        self.rule = rule
+        self.pairs = pairs
+        self.pick = pick
+        self.context = context
+        self._ids: list[str] | None = None
+
+    @property
+    def option_ids(self) -> list[str]:
+        ids = self._ids
+        if ids is None:
+            ids = self._ids = [p[0] for p in self.pairs]
+        return ids
+
+    def label_of(self, oid: str) -> str:
+        for i, label in self.pairs:
+            if i == oid:
+                return _made(label)
+        raise KeyError(oid)
+
+    def check(self, raw: Any) -> Answer | None:
+        """The engine's own answer (an option id; a list of ids for a subset) normalised as ``Decision.check`` does
+        it, or None if it is not legal here (the caller then makes the decision, whose check says why)."""
+        ids = self.option_ids
+        pick = self.pick
+        if pick is None:
+            return Answer(choice=raw) if type(raw) is str and raw in ids else None
+        if type(raw) is str:
+            raw = [raw] if raw else []
+        if not isinstance(raw, (list, tuple)) or not all(type(x) is str and x in ids for x in raw):
+            return None
+        if len(set(raw)) != len(raw) or not pick[0] <= len(raw) <= pick[1]:
+            return None
+        order = {oid: i for i, oid in enumerate(ids)}
+        return Answer(choices=tuple(sorted(raw, key=order.__getitem__)))
 
 
 @dataclass(slots=True, eq=False)

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from .decision import Answer, Decision, IllegalAnswer, Simultaneous
+from .decision import Answer, Decision, IllegalAnswer, Simultaneous, Window
 from .dice import Dice, Roll
 from .events import (
     AnswerEvent,
@@ -121,6 +121,12 @@ class GameContext:
     #: checks and rulings so far (their ids ``k1``…, ``r1``… count even when nothing is recorded)
     checks: int = 0
     rulings: int = 0
+    #: the standing answers in force, (actor, kind) → ``StandingAnswer``: the session's own table, which
+    #: ``Session.declare_standing`` changes (``ask.standing_answer`` reads it before a window's decision is made)
+    standing: dict[tuple[str, str], StandingAnswer] = field(default_factory=dict)
+    #: the session's resolver of a window by a standing answer: the checked answer (logged as an ``auto`` event), or
+    #: None to ask after all
+    resolve_window: Callable[[StandingAnswer, Window], Answer | None] | None = None
 
     def release(self) -> None:
         """Close every flow state of this session: positions stay readable, a later trigger is an engine bug."""
@@ -289,7 +295,8 @@ class Session:
         #: standing answers in force: actor → kind → answer id (``engine.core.standing``), as declared by
         #: ``declare_standing`` (``standing`` events in the log)
         self.standing: dict[str, dict[str, str]] = {}
-        self._standing: dict[tuple[str, str], StandingAnswer] = {}
+        self._standing: dict[tuple[str, str], StandingAnswer] = self.ctx.standing
+        self.ctx.resolve_window = self._resolve_window
         #: reaction windows resolved by a standing answer (not asked, not numbered)
         self.standing_resolved = 0
         #: whether standing answers were ever declared (a ``standing`` event), even if all were dropped since
@@ -533,6 +540,8 @@ class Session:
         self.declare_standing({actor: {kind: answer}})
 
     def _resolve_standing(self, d: Decision, sa: StandingAnswer) -> Answer | None:
+        """A decision the rules yielded, resolved by its actor's standing answer (``_resolve_window`` is the same
+        before a decision is made)."""
         actor = d.actor
         d._observe = lambda: self.game.observation(actor)
         raw = sa.resolve(d)
@@ -542,16 +551,32 @@ class Session:
             ans = d.check(raw)
         except IllegalAnswer as e:  # the vocabulary is the engine's own: an illegal answer is an engine bug
             raise RuntimeError(f"the standing answer {sa.id!r} of {d.kind} gave an illegal answer: {e}") from None
+        self._resolved(actor, d.kind, sa, ans, d.label_of)
+        d.seal()
+        return ans
+
+    def _resolve_window(self, sa: StandingAnswer, w: Window) -> Answer | None:
+        """A window resolved by its actor's standing answer before its decision is made (``ask.standing_answer``).
+        None: the standing answer asks this time, or gave an answer the window does not take — then the rules make
+        the decision and ``_resolve_standing`` resolves it again (and names the illegal answer)."""
+        raw = sa.resolve(w)  # type: ignore[arg-type]  # a Window has what a resolver reads: option_ids, pick, context
+        if raw is None:
+            return None
+        ans = w.check(raw)
+        if ans is None:
+            return None
+        self._resolved(w.actor, w.kind, sa, ans, w.label_of)
+        return ans
+
+    def _resolved(self, actor: str, kind: str, sa: StandingAnswer, ans: Answer, label_of: Callable[[str], str]) -> None:
         self.standing_resolved += 1
         if self._recording:
             picked = (ans.choice,) if ans.choice is not None else ans.choices or ()
-            fields: dict[str, Any] = {"actor": actor, "kind": d.kind, "standing": sa.id, "answer": ans.to_json(),
-                                      "label": " / ".join(d.label_of(x) for x in picked)}
-            if d.kind not in self._public_kinds:
+            fields: dict[str, Any] = {"actor": actor, "kind": kind, "standing": sa.id, "answer": ans.to_json(),
+                                      "label": " / ".join(label_of(x) for x in picked)}
+            if kind not in self._public_kinds:
                 fields["to"] = [actor, GM] if actor != GM else [GM]
             self._emit_kw(AutoEvent, fields)
-        d.seal()
-        return ans
 
     def _advance(self, ans: Any, first: bool = False) -> None:
         standing = self._standing
@@ -575,6 +600,7 @@ class Session:
             # the context's event sink was the only way back from the rules to this session: without it a finished
             # session (its table, dice and rolls) is freed as soon as the caller drops it, not at the next collection
             self.ctx._emit = _emit_after_end
+            self.ctx.resolve_window = None
             return
         if type(d) is Simultaneous:
             self._group = d

@@ -220,3 +220,33 @@ def test_llm_seats_declare_the_defaults_unless_asked_not_to():
     assert LLMAgent(model, name="llm:x", reactions="llm").standing_answers(info, "jin", "pc") == {}  # type: ignore[arg-type]
     assert LLMAgent(model, name="llm:x", reactions="scripted").standing_answers(info, "jin", "pc") == {}  # type: ignore[arg-type]
     assert json.dumps(got)
+
+
+@pytest.mark.parametrize(("sid", "path"), SAMPLES, ids=IDS)
+def test_windows_are_resolved_before_any_decision_is_made(sid, path, monkeypatch, tmp_path):
+    """A window with a standing answer is resolved from its options and context before the rules make its
+    ``Decision`` (``ask.standing_answer``): no decision of a declared kind is made for its actor, and the log is
+    byte for byte the one of resolving each made decision when the rules yield it (the session's fallback path)."""
+    import engine.core.ask as ask_mod
+    from engine.core.decision import Decision
+
+    sc = load_scenario(path)
+    made: list[tuple[str, str]] = []
+
+    class Counting(Decision):
+        __slots__ = ()
+
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            made.append((self.actor, self.kind))
+
+    monkeypatch.setattr(ask_mod, "Decision", Counting)
+    fast = _scripted(sc, 0, standing=True, log=tmp_path / "fast.jsonl")
+    declared = {(a, k) for a, kinds in fast.standing.items() for k in kinds}
+    resolved = [(e.actor, e.kind) for e in fast.events if isinstance(e, AutoEvent)]
+    assert not [m for m in made if m in declared and m in resolved]
+    monkeypatch.setattr(ask_mod, "Decision", Decision)
+    monkeypatch.setattr(ask_mod, "standing_answer", lambda *a, **kw: None)
+    slow = _scripted(sc, 0, standing=True, log=tmp_path / "slow.jsonl")
+    assert slow.standing_resolved == fast.standing_resolved
+    assert (tmp_path / "fast.jsonl").read_bytes() == (tmp_path / "slow.jsonl").read_bytes()

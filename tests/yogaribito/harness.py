@@ -38,6 +38,8 @@ class FakeCtx:
         self.dice = dice
         self.options: dict[str, Any] = dict(options or {})
         self.events: list[tuple[Any, ...]] = []
+        #: as GameContext: no standing answers here (every window is yielded to the test)
+        self.standing: dict[tuple[str, str], Any] = {}
 
     @property
     def version(self) -> int:

@@ -71,13 +71,17 @@ class GameBase:
                answer: bool = False) -> Gen:
         """One of ``pairs``; a single legal option is not asked unless ``always_ask`` (or it requires a note)."""
         return ask.choose(actor, kind, prompt, rule, pairs, context=context, refused=refused, always_ask=always_ask,
-                          speech=speech, notes=notes, answer=answer)
+                          speech=speech, notes=notes, answer=answer, ctx=self.ctx)
 
     def choose_many(self, actor: str, kind: str, prompt: str, rule: str, pairs: Sequence[tuple[str, Label]],
                     lo: int, hi: int, context: Mapping[str, Any] | None = None,
                     refused: Mapping[str, str] | None = None, notes: Mapping[str, str] | None = None,
                     speech: bool = False) -> Gen:
         """``lo``..``hi`` of ``pairs``; returns the ``Answer`` (its ``choices`` in option order, its ``note``)."""
+        if not notes:
+            auto = ask.standing_answer(self.ctx, actor, kind, rule, pairs, (lo, hi), context)
+            if auto is not None:
+                return auto
         ans = yield Decision(actor, kind, prompt, rule, options=ask.options(pairs), pick=(lo, hi),
                              context=context if context is not None else {}, refused=refused, notes=notes,
                              speech=speech)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -34,30 +33,80 @@ ROLE_NAMES = {
 ROLE_ACTIONS = {"sum_high": 1, "sum_low": 1, "colour_run": 1, "colour_set": 1, "face_colour_set": 3, "three_queens": 3}
 
 
-@dataclass(frozen=True, slots=True, order=True)
 class Card:
+    """One card of the shoe: rank, suit and which of the two decks (``copy``). Immutable, and one object per card:
+    ``Card("Q", "♥", 2)`` is always the same object, so cards compare by identity at C speed (a discard pile is
+    searched at every change window) and the derived facts (``code``, ``id``, ``red``, ``face``) are read, not
+    made. Copies and pickles give back the same object."""
+
+    __slots__ = ("rank", "suit", "copy", "code", "id", "red", "face", "number")
     rank: str
     suit: str
-    copy: int = 1  # which of the two decks
+    copy: int
+    code: str
+    id: str
+    red: bool
+    face: bool
+    #: the face value of A and 2–10 (A = 1), None for J/Q/K (``card_value`` applies the table's options)
+    number: int | None
 
-    @property
-    def code(self) -> str:
-        return f"{self.rank}{self.suit}"
+    def __new__(cls, rank: str, suit: str, copy: int = 1) -> Card:
+        key = (rank, suit, copy)
+        card = _CARDS.get(key)
+        if card is None:
+            card = object.__new__(cls)
+            put = object.__setattr__
+            put(card, "rank", rank)
+            put(card, "suit", suit)
+            put(card, "copy", copy)
+            code = f"{rank}{suit}"
+            put(card, "code", code)
+            put(card, "id", f"{code}#{copy}")
+            put(card, "red", suit in RED)
+            put(card, "face", rank in ("J", "Q", "K"))
+            put(card, "number", 1 if rank == "A" else int(rank) if rank.isdigit() else None)
+            _CARDS[key] = card
+        return card
 
-    @property
-    def id(self) -> str:
-        return f"{self.code}#{self.copy}"
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a card is immutable: cannot set {name!r}")
 
-    @property
-    def red(self) -> bool:
-        return self.suit in RED
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a card is immutable: cannot delete {name!r}")
 
-    @property
-    def face(self) -> bool:
-        return self.rank in ("J", "Q", "K")
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Card, (self.rank, self.suit, self.copy))
+
+    def __copy__(self) -> Card:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> Card:
+        return self
+
+    def _key(self) -> tuple[str, str, int]:
+        return (self.rank, self.suit, self.copy)
+
+    def __lt__(self, other: Card) -> bool:
+        return self._key() < other._key()
+
+    def __le__(self, other: Card) -> bool:
+        return self._key() <= other._key()
+
+    def __gt__(self, other: Card) -> bool:
+        return self._key() > other._key()
+
+    def __ge__(self, other: Card) -> bool:
+        return self._key() >= other._key()
+
+    def __repr__(self) -> str:
+        return f"Card(rank={self.rank!r}, suit={self.suit!r}, copy={self.copy!r})"
 
     def __str__(self) -> str:
         return self.code
+
+
+#: every card made so far, by (rank, suit, copy): one object per card
+_CARDS: dict[tuple[str, str, int], Card] = {}
 
 
 def parse_card(text: str) -> Card:
@@ -80,30 +129,33 @@ def card_value(card: Card, face_card_numeric: int | None = None, ace_value: int 
         return face_card_numeric
     if card.rank == "A":
         return ace_value
-    return int(card.rank)
+    return card.number
 
 
 def roles_of(hand: Sequence[Card], face_card_numeric: int | None = None, ace_value: int = 1) -> list[str]:
     """Every role (§9.9) a hand of exactly three cards matches."""
     if len(hand) != 3:
         return []
-    vals = [card_value(c, face_card_numeric, ace_value) for c in hand]
-    numeric = all(v is not None for v in vals)
-    same_colour = len({c.red for c in hand}) == 1
+    a, b, c = hand
+    va = card_value(a, face_card_numeric, ace_value)
+    vb = card_value(b, face_card_numeric, ace_value)
+    vc = card_value(c, face_card_numeric, ace_value)
+    same_colour = a.red == b.red == c.red
     out = []
-    if numeric:
-        nums = sorted(v for v in vals if v is not None)
-        if sum(nums) >= 25:
+    if va is not None and vb is not None and vc is not None:
+        nums = sorted((va, vb, vc))
+        total = va + vb + vc
+        if total >= 25:
             out.append("sum_high")
-        if sum(nums) <= 10:
+        if total <= 10:
             out.append("sum_low")
         if same_colour and nums[1] == nums[0] + 1 and nums[2] == nums[1] + 1:
             out.append("colour_run")
         if same_colour and nums[0] == nums[1] == nums[2]:
             out.append("colour_set")
-    if all(c.face for c in hand) and same_colour and len({c.rank for c in hand}) == 1:
+    if a.face and b.face and c.face and same_colour and a.rank == b.rank == c.rank:
         out.append("face_colour_set")
-    if all(c.rank == "Q" for c in hand):
+    if a.rank == "Q" and b.rank == "Q" and c.rank == "Q":
         out.append("three_queens")
     return out
 
@@ -125,9 +177,9 @@ def card_info(card: Card, face_card_numeric: int | None = None, ace_value: int =
 def numbered(texts: Sequence[str], counter: str = "つ目") -> list[str]:
     """Option texts a player can tell apart: a text that occurs more than once gets its ordinal among its equals
     (「5♦（1枚目）」「5♦（2枚目）」, 「みんなで無事に帰る（2つ目）」); a text that occurs once stays as it is."""
-    counts = Counter(texts)
-    if len(counts) == len(texts):
+    if len(set(texts)) == len(texts):
         return list(texts)
+    counts = Counter(texts)
     seen: Counter[str] = Counter()
     out = []
     for t in texts:

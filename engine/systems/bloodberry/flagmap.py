@@ -64,6 +64,8 @@ class FlagMap:
         self.data = data
         self.places = {p.id: p for p in data.places}
         self.flags = {f.id: f for f in data.flags}
+        #: each place's condition slots as ``slot_accepts`` reads them (the scenario's data does not change)
+        self.slots = {p.id: [s.model_dump(exclude_none=True) for s in p.condition] for p in data.places}
         self.raised: list[str] = []
         self.raised_by: dict[str, str] = {}
         self.camps: list[CampState] = []
@@ -226,11 +228,12 @@ class FlagMap:
 
     def _fits(self, cs: CampState, card: Card, pid: str) -> int | None:
         """The first unfilled slot of place ``pid`` (in this camp's layout) that ``card`` fits."""
-        place = self.places[pid]
         if pid in cs.established:
             return None
-        for i, slot in enumerate(place.condition):
-            if cs.layout[pid][i] is None and slot_accepts(slot.model_dump(exclude_none=True), card, self.g.cfg.face_card_numeric):
+        layout = cs.layout[pid]
+        face = self.g.cfg.face_card_numeric
+        for i, slot in enumerate(self.slots[pid]):
+            if layout[i] is None and slot_accepts(slot, card, face):
                 return i
         return None
 

@@ -7,13 +7,13 @@ the answer is accepted, so a refused answer changes nothing. Section references 
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from ...core import ask
-from ...core.decision import Answer, Decision
+from ...core.decision import Answer, Decision, Label
 from ...core.session import GameContext
 from ...core.visibility import GM, Secret
 from .cards import numbered
@@ -113,15 +113,16 @@ class BloodberryGame(JudgeMixin):
     # ==========================================================================================================
     # decision helpers
     # ==========================================================================================================
-    def choose(self, actor: str, kind: str, prompt: str, rule: str, pairs: Sequence[tuple[str, str]],
-               context: dict[str, Any] | None = None, refused: dict[str, str] | None = None,
+    def choose(self, actor: str, kind: str, prompt: str, rule: str, pairs: Sequence[tuple[str, Label]],
+               context: Mapping[str, Any] | None = None, refused: dict[str, str] | None = None,
                always_ask: bool = False) -> Gen:
         """Ask for one option; a decision with a single legal option is not asked (nothing to decide)."""
-        return ask.choose(actor, kind, prompt, rule, pairs, context=context, refused=refused, always_ask=always_ask)
+        return ask.choose(actor, kind, prompt, rule, pairs, context=context, refused=refused, always_ask=always_ask,
+                          ctx=self.ctx)
 
     def choose_many(self, actor: str, kind: str, prompt: str, rule: str, pairs: Sequence[tuple[str, str]], lo: int,
                     hi: int, context: dict[str, Any] | None = None) -> Gen:
-        return ask.choose_many(actor, kind, prompt, rule, pairs, lo, hi, context=context)
+        return ask.choose_many(actor, kind, prompt, rule, pairs, lo, hi, context=context, ctx=self.ctx)
 
     def ask_payload(self, actor: str, kind: str, prompt: str, rule: str, model: type[BaseModel], check: Any = None,
                     context: dict[str, Any] | None = None, samples: Sequence[Any] | None = None) -> Gen:

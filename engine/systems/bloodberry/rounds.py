@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
-from ...core.decision import Answer, Decision
+from ...core.decision import Answer, Decision, Label, LazyContext
 from .cards import ROLE_NAMES, Card, Shoe, action_count, card_info, card_names, card_value, parse_card, roles_of
 
 if TYPE_CHECKING:
@@ -25,6 +25,20 @@ __all__ = ["RoundProgression", "ActFn"]
 Gen = Generator[Decision, Answer, Any]
 #: performs ONE turn action of ``actor``; ``restrict`` = the only other character it may target (change), or None
 ActFn = Callable[["Char", "str | None"], Gen]
+
+
+def _take_label(card: Card, give: Card, hand: list[Card], roles: list[str]) -> Label:
+    """The label of a change window's option (made only when someone reads it: a scripted seat reads the ids)."""
+
+    def label() -> str:
+        text = f"{card.code} を取り {card_names(hand)[give.id]} を捨てる"
+        return text + f" → {'/'.join(ROLE_NAMES[r] for r in roles)}" if roles else text
+
+    return label
+
+
+#: the change window's context keys made when read (a scripted seat reads the roles each take completes, not the hand)
+_CHANGE_THUNKS: dict[str, Callable[..., Any]] = {"hand": lambda prog, hand: prog._hand_ctx(hand)}
 
 
 class RoundProgression:
@@ -158,18 +172,19 @@ class RoundProgression:
             if y == placer or y in self.changed or y == self.stepping or not self._in_play(y):
                 continue
             hand = self.hands[y]
-            pairs = [("pass", "見送る")]
+            pairs: list[tuple[str, Label]] = [("pass", "見送る")]
             completes: dict[str, list[str]] = {}
-            names = card_names(hand)
             for c in hand:
                 new_hand = [h for h in hand if h is not c] + [card]
                 rs = roles_of(new_hand, self.face, self.ace)
-                completes[f"take:{c.id}"] = rs
-                pairs.append((f"take:{c.id}", f"{card.code} を取り {names[c.id]} を捨てる" + (f" → {'/'.join(ROLE_NAMES[r] for r in rs)}" if rs else "")))
+                oid = f"take:{c.id}"
+                completes[oid] = rs
+                pairs.append((oid, _take_label(card, c, hand, rs)))
             ch = yield from g.choose(y, "rp.change", f"チェンジ: {g.t.chars[placer].name} の捨てた {card.code} を取る?", "§7.4 CHANGE_WINDOW, A27",
-                                     pairs, context={"card": card.code, "placer": placer, "placer_kind": g.t.chars[placer].kind,
-                                                     "in_confrontation": g.cf_m.state == "cf_loop", "hand": self._hand_ctx(hand),
-                                                     "completes": completes})
+                                     pairs, context=LazyContext(_CHANGE_THUNKS, {
+                                         "card": card.code, "placer": placer, "placer_kind": g.t.chars[placer].kind,
+                                         "in_confrontation": g.cf_m.state == "cf_loop", "completes": completes},
+                                         (self, hand)))
             if ch == "pass":
                 continue
             give_id = ch.split(":", 1)[1]

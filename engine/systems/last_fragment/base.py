@@ -48,11 +48,12 @@ class GameBase:
     def choose(self, actor: str, kind: str, prompt: str, rule: str, pairs: Sequence[tuple[str, Label]],
                context: Mapping[str, Any] | None = None, refused: Mapping[str, str] | None = None,
                always_ask: bool = False) -> Gen:
-        return ask.choose(actor, kind, prompt, rule, pairs, context=context, refused=refused, always_ask=always_ask)
+        return ask.choose(actor, kind, prompt, rule, pairs, context=context, refused=refused, always_ask=always_ask,
+                          ctx=self.ctx)
 
     def choose_many(self, actor: str, kind: str, prompt: str, rule: str, pairs: Sequence[tuple[str, Label]],
                     lo: int, hi: int, context: Mapping[str, Any] | None = None) -> Gen:
-        return ask.choose_many(actor, kind, prompt, rule, pairs, lo, hi, context=context)
+        return ask.choose_many(actor, kind, prompt, rule, pairs, lo, hi, context=context, ctx=self.ctx)
 
     # -- names -------------------------------------------------------------------------------------------------
     def who(self, cid: str) -> str:

@@ -42,11 +42,11 @@ class GameBase:
         """Ask ``actor`` for one of ``pairs`` (id, label; a label may be a function that makes it, see ``Label``). A
         single legal option is not asked unless ``always_ask``."""
         return ask.choose(actor, kind, prompt, rule, pairs, context=context, refused=refused, always_ask=always_ask,
-                          speech=speech)
+                          speech=speech, ctx=self.ctx)
 
     def choose_many(self, actor: str, kind: str, prompt: str, rule: str, pairs: Sequence[tuple[str, str]],
                     lo: int, hi: int, context: Mapping[str, Any] | None = None) -> Gen:
-        return ask.choose_many(actor, kind, prompt, rule, pairs, lo, hi, context=context)
+        return ask.choose_many(actor, kind, prompt, rule, pairs, lo, hi, context=context, ctx=self.ctx)
 
     def ask_payload(self, actor: str, kind: str, prompt: str, rule: str, model: type[BaseModel], check: Any = None,
                     context: dict[str, Any] | None = None, samples: Sequence[Any] | None = None) -> Gen:
