@@ -135,16 +135,24 @@ class GameBase:
 
     def penalty(self, c: Char, ability: str) -> int:
         """§9.8 HOUSE drawbacks (main phase only): −1 die each."""
+        drawbacks = self.drawbacks(c)
+        if not drawbacks:
+            return 0
         n = 0
         cat = self.tb.category(ability)
-        for d in self.drawbacks(c):
+        for d in drawbacks:
             if d == f"penalty({cat})" or d == "penalty_all" or (d == "penalty_daily" and self.t.scene_type == "daily"):
                 n += 1
         return n
 
     def effective(self, c: Char, designated: str, scene_type: str) -> int:
         """The dice a check would roll before tokens: the best legal ability, minus drawbacks."""
-        return max(max(0, self.level(c, a) - self.penalty(c, a)) for a in self.options_for(designated, scene_type))
+        best = 0
+        for a in self.options_for(designated, scene_type):
+            n = self.level(c, a) - self.penalty(c, a)
+            if n > best:
+                best = n
+        return best
 
     # -- dice --------------------------------------------------------------------------------------------------
     def d4(self, purpose: str) -> int:

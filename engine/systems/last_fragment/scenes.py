@@ -606,32 +606,39 @@ class ScenesMixin(GameBase):
             if self.bp_legal(c, "bp_revive"):
                 pairs.append(("bp:bp_revive", "絆の力①: 行動不能から復帰する（HP1）"))
             return pairs
-        self.t.pcs()
         here = [p for p in self.appearing() if p is not c]
+        # labels are made when someone reads them (a scripted seat reads the ids; the climax offers 100+ options)
+        fname = self.fname
+        iname = self.iname
+        holders = self.t.holders
         for fid in self.held(c.id):
             if fid in c.secrets:  # the original holder reveals its secret by coming out (§7.5)
                 continue
-            lacking = [p for p in here if not self.holds(p.id, fid) and not p.withdrawn]
+            have = holders.get(fid, ())
+            lacking = [p for p in here if p.id not in have and not p.withdrawn]
             if not lacking:
                 continue
-            lack_pcs = [p for p in lacking if p.is_pc]
-            if lack_pcs:
-                pairs.append((f"share:{fid}:pcs", f"フラグメント「{self.fname(fid)}」を持っていない PC 全員に共有する"))
+            if any(p.is_pc for p in lacking):
+                pairs.append((f"share:{fid}:pcs", lambda fid=fid: f"フラグメント「{fname(fid)}」を持っていない PC 全員に共有する"))
             for p in lacking:
-                pairs.append((f"share:{fid}:{p.id}", f"フラグメント「{self.fname(fid)}」を {p.name} に共有する"))
+                pairs.append((f"share:{fid}:{p.id}", lambda fid=fid, p=p: f"フラグメント「{fname(fid)}」を {p.name} に共有する"))
         for fid in self.secret_ids:
             if self.holds(c.id, fid) and not self.frag[fid].no_come_out and fid in c.secrets:
                 if any(not self.holds(p.id, fid) for p in here):
-                    pairs.append((f"come_out:{fid}", f"シークレットフラグメント「{self.fname(fid)}」をカミングアウトする"))
-        for i, _name in enumerate(c.items):
-            for p in here:
-                if not p.incapacitated and not p.withdrawn and len(p.items) < self.cfg.inventory_max:
-                    pairs.append((f"give:{i}:{p.id}", f"{self.iname(c.items, i)}を {p.name} に渡す"))
-            pairs.append((f"discard:{i}", f"{self.iname(c.items, i)}を捨てる"))
-            if self.cfg.memorialize_timing == "anytime":
-                pairs.append((f"memorialize:{i}", f"{self.iname(c.items, i)}を思い出化する（使えなくなり、次のセッションで再取得できる）"))
+                    pairs.append((f"come_out:{fid}", lambda fid=fid: f"シークレットフラグメント「{fname(fid)}」をカミングアウトする"))
+        items = c.items
+        room = self.cfg.inventory_max
+        anytime = self.cfg.memorialize_timing == "anytime"
+        takers = [p for p in here if not p.incapacitated and not p.withdrawn]
+        for i in range(len(items)):
+            for p in takers:
+                if len(p.items) < room:
+                    pairs.append((f"give:{i}:{p.id}", lambda i=i, p=p: f"{iname(items, i)}を {p.name} に渡す"))
+            pairs.append((f"discard:{i}", lambda i=i: f"{iname(items, i)}を捨てる"))
+            if anytime:
+                pairs.append((f"memorialize:{i}", lambda i=i: f"{iname(items, i)}を思い出化する（使えなくなり、次のセッションで再取得できる）"))
         for ref in dict.fromkeys(self.t.loose):
-            pairs.append((f"take:{ref}", f"アイテム「{self.items[ref].name}」を取る"))
+            pairs.append((f"take:{ref}", lambda ref=ref: f"アイテム「{self.items[ref].name}」を取る"))
         if self.bp_legal(c, "bp_cleanse"):
             pairs.append(("bp:bp_cleanse", "絆の力③: 最も高いレベルの異常性を取り除く"))
         if self.dart_options(c, window):
