@@ -5,6 +5,8 @@ climax declaration and the GM's stuck resolution."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 from ...core.decision import Label
@@ -619,13 +621,13 @@ class ScenesMixin(GameBase):
             if not lacking:
                 continue
             if any(p.is_pc for p in lacking):
-                pairs.append((f"share:{fid}:pcs", lambda fid=fid: f"フラグメント「{fname(fid)}」を持っていない PC 全員に共有する"))
+                pairs.append((f"share:{fid}:pcs", partial(_share_all_label, fname, fid)))
             for p in lacking:
-                pairs.append((f"share:{fid}:{p.id}", lambda fid=fid, p=p: f"フラグメント「{fname(fid)}」を {p.name} に共有する"))
+                pairs.append((f"share:{fid}:{p.id}", partial(_share_label, fname, fid, p)))
         for fid in self.secret_ids:
             if self.holds(c.id, fid) and not self.frag[fid].no_come_out and fid in c.secrets:
                 if any(not self.holds(p.id, fid) for p in here):
-                    pairs.append((f"come_out:{fid}", lambda fid=fid: f"シークレットフラグメント「{fname(fid)}」をカミングアウトする"))
+                    pairs.append((f"come_out:{fid}", partial(_come_out_label, fname, fid)))
         items = c.items
         room = self.cfg.inventory_max
         anytime = self.cfg.memorialize_timing == "anytime"
@@ -633,12 +635,12 @@ class ScenesMixin(GameBase):
         for i in range(len(items)):
             for p in takers:
                 if len(p.items) < room:
-                    pairs.append((f"give:{i}:{p.id}", lambda i=i, p=p: f"{iname(items, i)}を {p.name} に渡す"))
-            pairs.append((f"discard:{i}", lambda i=i: f"{iname(items, i)}を捨てる"))
+                    pairs.append((f"give:{i}:{p.id}", partial(_give_label, iname, items, i, p)))
+            pairs.append((f"discard:{i}", partial(_discard_label, iname, items, i)))
             if anytime:
-                pairs.append((f"memorialize:{i}", lambda i=i: f"{iname(items, i)}を思い出化する（使えなくなり、次のセッションで再取得できる）"))
+                pairs.append((f"memorialize:{i}", partial(_memorialize_label, iname, items, i)))
         for ref in dict.fromkeys(self.t.loose):
-            pairs.append((f"take:{ref}", lambda ref=ref: f"アイテム「{self.items[ref].name}」を取る"))
+            pairs.append((f"take:{ref}", partial(_take_label, self.items, ref)))
         if self.bp_legal(c, "bp_cleanse"):
             pairs.append(("bp:bp_cleanse", "絆の力③: 最も高いレベルの異常性を取り除く"))
         if self.dart_options(c, window):
@@ -763,3 +765,32 @@ class ScenesMixin(GameBase):
     looks: dict[str, str]
     secret_ids: list[str]
     last_id: str
+
+
+# the free actions' labels, made when someone reads them (``functools.partial`` of these: cheap to make, typed)
+def _share_all_label(fname: Callable[[str], str], fid: str) -> str:
+    return f"フラグメント「{fname(fid)}」を持っていない PC 全員に共有する"
+
+
+def _share_label(fname: Callable[[str], str], fid: str, p: Char) -> str:
+    return f"フラグメント「{fname(fid)}」を {p.name} に共有する"
+
+
+def _come_out_label(fname: Callable[[str], str], fid: str) -> str:
+    return f"シークレットフラグメント「{fname(fid)}」をカミングアウトする"
+
+
+def _give_label(iname: Callable[[list[str], int], str], items: list[str], i: int, p: Char) -> str:
+    return f"{iname(items, i)}を {p.name} に渡す"
+
+
+def _discard_label(iname: Callable[[list[str], int], str], items: list[str], i: int) -> str:
+    return f"{iname(items, i)}を捨てる"
+
+
+def _memorialize_label(iname: Callable[[list[str], int], str], items: list[str], i: int) -> str:
+    return f"{iname(items, i)}を思い出化する（使えなくなり、次のセッションで再取得できる）"
+
+
+def _take_label(items: Mapping[str, Any], ref: str) -> str:
+    return f"アイテム「{items[ref].name}」を取る"
