@@ -13,6 +13,8 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from pydantic import BaseModel
+
 from engine.core.events import (
     CheckEvent,
     AutoEvent,
@@ -30,6 +32,8 @@ from engine.core.report_hooks import CheckEntry, ReportHooks
 __all__ = [
     "summarize",
     "Summarizer",
+    "SUMMARY_EVENTS",
+    "SUMMARY_EVENTS_WATCHING",
     "SystemHooks",
     "GENERIC",
     "hooks_for",
@@ -76,6 +80,47 @@ def _raw_events(session: Any) -> Iterator[tuple[type, Mapping[str, Any]]]:
             yield type(e), e.__dict__
 
 
+#: the event classes a summary reads (``Session(on_event_kinds=...)``: the others are not built for it); a summary
+#: that reads the session's dice (``Summarizer.watch``) needs no roll events either
+SUMMARY_EVENTS: frozenset[type[BaseModel]] = frozenset({
+    PhaseEvent, DecisionEvent, AutoEvent, StateEvent, InfoEvent, RollEvent, CheckEvent, VoidEvent, ModelCallEvent})
+SUMMARY_EVENTS_WATCHING = SUMMARY_EVENTS - {RollEvent}
+
+
+class _DiceSince(Mapping[str, list[int]]):
+    """The dice rolled since the previous check, by purpose, read from the session's own roll list when a report hook
+    first asks (most systems' hooks read the check's typed dice lines instead)."""
+
+    __slots__ = ("_rolls", "_start", "_end", "_by")
+
+    def __init__(self, rolls: list[Any], start: int, end: int):
+        self._rolls = rolls
+        self._start = start
+        self._end = end
+        self._by: dict[str, list[int]] | None = None
+
+    def _built(self) -> dict[str, list[int]]:
+        by = self._by
+        if by is None:
+            by = self._by = {}
+            for i in range(self._start, self._end):
+                r = self._rolls[i]
+                by.setdefault(r.purpose, []).append(r.value)
+        return by
+
+    def __getitem__(self, key: str) -> list[int]:
+        return self._built()[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._built().get(key, default)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return len(self._built())
+
+
 class Summarizer:
     """The summary of one session built as its events happen (``Session(on_event=summarizer.feed)``), so that a
     batch keeps no events: what it holds is the counters, the scenes, the tracked resources and, per check, its
@@ -95,6 +140,9 @@ class Summarizer:
         self.voided: set[str] = set()
         self.scenes: list[str] = []
         self.dice: dict[str, list[int]] = {}  # the dice rolled since the previous check, by purpose
+        #: the session's roll list when the summary reads the dice there instead of roll events (``watch``)
+        self._rolls: list[Any] | None = None
+        self._rolled = 0
         self.caps: list[str] = []
         # every "<who>.<stat>" path of a reported stat (which of them are the PCs' is known at the end)
         self.first_old: dict[str, Any] = {}
@@ -107,7 +155,9 @@ class Summarizer:
     def feed(self, cls: type, f: Mapping[str, Any]) -> None:
         """One event, as the session emits it: its class and fields."""
         hooks = self.hooks
-        if cls is PhaseEvent:
+        if cls is RollEvent:  # the most frequent first
+            self.dice.setdefault(f["purpose"], []).append(f["value"])
+        elif cls is PhaseEvent:
             if self.frozen is None and hooks.end_before_phase is not None and f.get("machine") == "session" \
                     and f.get("dst") == hooks.end_before_phase:
                 self.frozen = dict(self.current)
@@ -140,16 +190,20 @@ class Summarizer:
                 eid = data.get(hooks.effect_topics[topic])
                 if eid:
                     self.effect_log.append((None, f"{data.get('who', '?')}:{eid}"))
-        elif cls is RollEvent:
-            self.dice.setdefault(f["purpose"], []).append(f["value"])
         elif cls is CheckEvent:
             data = f.get("data") or {}
             cid = f.get("id")
             if hooks.effects_from_check is not None:
                 for eid in hooks.effects_from_check(f["check"], data):
                     self.effect_log.append((cid, eid))
-            self.check_log.append((cid, list(hooks.checks(f["check"], f.get("rolls") or [], data, self.dice))))
-            self.dice = {}
+            rolls = self._rolls
+            if rolls is None:
+                dice: Mapping[str, list[int]] = self.dice
+                self.dice = {}
+            else:
+                dice = _DiceSince(rolls, self._rolled, len(rolls))
+                self._rolled = len(rolls)
+            self.check_log.append((cid, list(hooks.checks(f["check"], f.get("rolls") or [], data, dice))))
         elif cls is VoidEvent:
             self.voided.add(str(f["check"]))
         elif cls is ModelCallEvent:
@@ -162,6 +216,13 @@ class Summarizer:
             llm["cached_tokens"] += int(tok.get("cached") or 0)
             llm["reasks"] += int((d.get("reask_index") or 0) > 0)
             llm["errors"] += int(bool(d.get("error")))
+
+    def watch(self, dice: Any) -> None:
+        """Read the dice from the session's ``Dice`` (its ``rolls``, every roll in order) instead of roll events:
+        the session then needs no roll events for the summary (``SUMMARY_EVENTS_WATCHING``). Every roll of these
+        dice counts, from their first (the session's own dice: rolls made while the game was set up included)."""
+        self._rolls = dice.rolls
+        self._rolled = 0
 
     def finish(self, session: Any, *, stall: str | None = None, table: Any = None) -> dict[str, Any]:
         """The summary, once the session is over (or stopped by the table's decision cap: ``stall``)."""

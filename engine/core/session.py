@@ -115,6 +115,8 @@ class GameContext:
     #: whether events are kept or written: when not, rules may skip building the payload of an event nobody reads
     #: (state events must still go through ``state``: it moves ``version``)
     recording: bool = True
+    #: whether narration is recorded (``recording``, unless the only listener reads no narration)
+    narrating: bool = True
     #: the system's audience of a state path (set by the game): path → None (everyone) or the actors who may see
     #: the change; without it every state change is public
     state_audience: Callable[[str], list[str] | None] | None = None
@@ -151,7 +153,7 @@ class GameContext:
 
     def narrate(self, actor: str, text: str, source: str = "scenario", *, to: Iterable[str] | None = None,
                 gm: bool = True) -> None:
-        if self.recording:
+        if self.recording and self.narrating:
             fields: dict[str, Any] = {"actor": actor, "text": text, "source": source}
             if to is not None:
                 fields["to"] = audience(to, gm=gm)
@@ -249,6 +251,7 @@ class Session:
         options: Mapping[str, Any] | None = None,
         keep_events: bool = True,
         on_event: Callable[[type[BaseModel], Mapping[str, Any]], None] | None = None,
+        on_event_kinds: Iterable[type[BaseModel]] | None = None,
         _log: EventLog | None = None,
     ):
         self.scenario = scenario
@@ -272,6 +275,12 @@ class Session:
         #: aggregates there instead of keeping the events); it must not change the fields
         self.on_event = on_event
         self._recording = keep_events or self._log is not None or on_event is not None
+        #: the event classes ``on_event`` reads (None: all); with no log and no kept events, the other events are not
+        #: even built (a batch's summary reads neither the answers nor the narration)
+        self._listened: frozenset[type[BaseModel]] | None = None if on_event_kinds is None else frozenset(on_event_kinds)
+        wanted = None if keep_events or self._log is not None else self._listened
+        self._wanted = wanted
+        self._answers_recorded = self._recording and (wanted is None or AnswerEvent in wanted or RevealEvent in wanted)
         self.header = HeaderEvent(
             package_version=package_version(),
             system=self.system.id,
@@ -287,9 +296,10 @@ class Session:
             options=self.options,
         )
         self.record(self.header)
-        if self._recording:  # otherwise a roll event would be built only to be dropped
+        if self._recording and (wanted is None or RollEvent in wanted):  # else a roll event would only be dropped
             self.dice.listen(self._on_roll)
-        self.ctx = GameContext(scenario, self.config, self.dice, self.options, self._emit_kw, recording=self._recording)
+        self.ctx = GameContext(scenario, self.config, self.dice, self.options, self._emit_kw, recording=self._recording,
+                               narrating=self._recording and (wanted is None or NarrationEvent in wanted))
         self.game = self.system.new_game(self.ctx)
         table = getattr(self.system, "decision_table", None) or {}
         #: standing answers in force: actor → kind → answer id (``engine.core.standing``), as declared by
@@ -336,7 +346,7 @@ class Session:
         return ev
 
     def _emit_kw(self, cls: type[BaseModel], fields: dict[str, Any]) -> None:
-        if self.on_event is not None:
+        if self.on_event is not None and (self._listened is None or cls in self._listened):
             self.on_event(cls, fields)
         if self._log is not None:
             event = cls(**fields)
@@ -354,7 +364,7 @@ class Session:
 
     def record(self, event: BaseModel) -> None:
         """Agents' own events (model calls) go into the same log, in order."""
-        if self.on_event is not None:
+        if self.on_event is not None and (self._listened is None or type(event) in self._listened):
             self.on_event(type(event), event.__dict__)
         if self.keep_events:
             self._events.append(event)
@@ -431,10 +441,12 @@ class Session:
             raise
         group = self._group
         label = ""
-        if self._recording:
-            if d.options is not None and (ans.choice is not None or ans.choices):
-                picked = (ans.choice,) if ans.choice is not None else ans.choices or ()
-                label = " / ".join(d.label_of(x) for x in picked)
+        if self._answers_recorded:
+            if d.options is not None:
+                if ans.choice is not None:
+                    label = d.label_of(ans.choice)
+                elif ans.choices:
+                    label = " / ".join([d.label_of(x) for x in ans.choices])
             fields: dict[str, Any] = {"seq": d.seq, "actor": d.actor, "kind": d.kind, "answer": ans.to_json(),
                                       "policy": policy, "label": label}
             if group is not None:
@@ -571,9 +583,9 @@ class Session:
     def _resolved(self, actor: str, kind: str, sa: StandingAnswer, ans: Answer, label_of: Callable[[str], str]) -> None:
         self.standing_resolved += 1
         if self._recording:
-            picked = (ans.choice,) if ans.choice is not None else ans.choices or ()
+            label = label_of(ans.choice) if ans.choice is not None else " / ".join([label_of(x) for x in ans.choices or ()])
             fields: dict[str, Any] = {"actor": actor, "kind": kind, "standing": sa.id, "answer": ans.to_json(),
-                                      "label": " / ".join(label_of(x) for x in picked)}
+                                      "label": label}
             if kind not in self._public_kinds:
                 fields["to"] = [actor, GM] if actor != GM else [GM]
             self._emit_kw(AutoEvent, fields)

@@ -253,3 +253,22 @@ def test_a_seat_that_reads_the_past_keeps_the_events():
     assert table.session.keep_events
     assert make_table(str(INOIRI), ["all=random"], 0).session.keep_events is False
     assert make_table(str(INOIRI), ["all=scripted"], 0, on_decision=lambda row: None).session.keep_events
+
+
+def test_a_batch_session_builds_only_the_events_its_summary_reads():
+    """No log and no kept events: the batch session hands its summary only the classes it reads
+    (``SUMMARY_EVENTS_WATCHING``) and builds no answer, narration or roll event (the dice are read from the
+    session's own roll list); the summary is the one of every event kept (above)."""
+    from agent.batch.sessions import make_table
+    from agent.batch.summary import SUMMARY_EVENTS_WATCHING
+    from engine.core.events import AnswerEvent, NarrationEvent, RollEvent
+
+    table = make_table(str(INOIRI), ["all=scripted"], 2)
+    seen: list[type] = []
+    feed = table.summary.feed
+    table.session.on_event = lambda cls, f: (seen.append(cls), feed(cls, f))
+    table.run()
+    assert seen and set(seen) <= SUMMARY_EVENTS_WATCHING
+    assert not {AnswerEvent, NarrationEvent, RollEvent} & set(seen)
+    assert table.session.dice.rolls  # the dice were rolled all the same, and the summary read them there
+    assert table.summary.check_log
