@@ -8,6 +8,7 @@ the answer is accepted, so a refused answer changes nothing. Section references 
 from __future__ import annotations
 
 from collections.abc import Generator, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -897,7 +898,11 @@ class BloodberryGame(JudgeMixin):
     def _action_open(self, a: SceneAction) -> bool:
         if a.once and a.id in self.actions_done:
             return False
-        return all(f in self.t.flags for f in a.requires_flags)
+        flags = self.t.flags
+        for f in a.requires_flags:
+            if f not in flags:
+                return False
+        return True
 
     # -- PC turn actions in a scene (§7.8) ---------------------------------------------------------------------
     def _skill_options(self, c: Char, in_cf: bool) -> list[tuple[str, str]]:
@@ -1661,14 +1666,14 @@ class BloodberryGame(JudgeMixin):
     def _bs_emotions(self, c: Char) -> Gen:
         changed: set[str] = set()
         for _ in range(8):
-            pairs = [("done", "変更しない")]
+            pairs: list[tuple[str, Label]] = [("done", "変更しない")]
             for partner, emos in c.emotions.items():
                 if partner in changed:
                     continue
-                # a partner, or "<partner>#2": the second of two PCs' relations (A34 double)
-                pairs.append((f"change:{partner}", f"{self.rel_label(c.id, partner)} への感情を変える"))
+                # a partner, or "<partner>#2": the second of two PCs' relations (A34 double); labels made when read
+                pairs.append((f"change:{partner}", partial(self._emotion_label, c.id, partner, "変える")))
                 if len(emos) < 2 and self.t.strength(c.id, partner) >= 1:
-                    pairs.append((f"add:{partner}", f"{self.rel_label(c.id, partner)} への感情を加える"))
+                    pairs.append((f"add:{partner}", partial(self._emotion_label, c.id, partner, "加える")))
             ch = yield from self.choose(c.id, "bs.emotions", "感情を変更する?", "§7.7 BS_1", pairs,
                                         context={"emotions": {k: list(v) for k, v in c.emotions.items()},
                                                  "strengths": {k: self.t.strength(c.id, k) for k in c.emotions}})
@@ -1692,19 +1697,21 @@ class BloodberryGame(JudgeMixin):
         targets = self.relation_targets(c)
         if not c.is_pc:
             targets = [o for o in targets if o.is_pc]
-        pairs = [("skip", "しない")]
+        pairs: list[tuple[str, Label]] = [("skip", "しない")]
         # one relation per target, two with the other PC under A34 double ("<id>#2": the ring's closing PC2–PC1)
-        refs = [r for o in targets for r in self.rel_refs(c.id, o.id)
-                if self.t.strength(c.id, r) < 3 or self.cfg.relation_check_at_max_allowed]
+        strength = self.t.strength
+        at_max = self.cfg.relation_check_at_max_allowed
+        strengths = {r: strength(c.id, r) for o in targets for r in self.rel_refs(c.id, o.id)}
+        refs = [r for r, n in strengths.items() if n < 3 or at_max]
+        types = [rt for rt in RELATION_TYPES if self.can_relation(c, rt)]
         for ref in refs:
-            for rt in RELATION_TYPES:
-                if self.can_relation(c, rt):
-                    pairs.append((f"rc:{ref}:{rt}", f"{self.rel_label(c.id, ref)} に{RELATION_TYPE_NAMES[rt]} (強さ {self.t.strength(c.id, ref)})"))
+            for rt in types:  # labels made when read (a scripted seat reads the ids)
+                pairs.append((f"rc:{ref}:{rt}", partial(self._rc_label, c.id, ref, rt)))
         if len(pairs) == 1:
             return
         ch = yield from self.choose(
             c.id, "bs.relation", "関係判定を行う?", "§7.7 BS_3b, §5.4", pairs,
-            context={"strengths": {ref: self.t.strength(c.id, ref) for ref in refs},
+            context={"strengths": {ref: strengths[ref] for ref in refs},
                      "ring": self.ring().get(c.id, []),
                      "affirm_counts": {rt: sum(1 for sk in c.skills if not sk.sublimated and BASIC_SKILLS[sk.id].affirm == rt)
                                        for rt in RELATION_TYPES}},
@@ -1713,6 +1720,12 @@ class BloodberryGame(JudgeMixin):
             _, ref, rt = ch.split(":")
             second = yield from self.second_basis(c, rt)
             yield from self.relation_check(c, self.t.chars[split_ref(ref)[0]], rt, second, in_cf=False, rel=ref)
+
+    def _emotion_label(self, a: str, partner: str, verb: str) -> str:
+        return f"{self.rel_label(a, partner)} への感情を{verb}"
+
+    def _rc_label(self, a: str, ref: str, rt: str) -> str:
+        return f"{self.rel_label(a, ref)} に{RELATION_TYPE_NAMES[rt]} (強さ {self.t.strength(a, ref)})"
 
     def _bs_pl(self, c: Char) -> Gen:
         yield from self._hama_release_window(c, "between_scenes")  # A20: release 破魔 at any time

@@ -30,9 +30,10 @@ def split_ref(ref: str) -> tuple[str, int]:
 def rel_key(a: str, ref: str) -> tuple[str, str]:
     """The table key of ``a``'s relation ``ref``: the pair in id order, the second relation marked on its second id
     (``("aoi", "beni#2")``), so that both relations of a pair are one key each, whoever names them."""
-    b, n = split_ref(ref)
-    lo, hi = pair(a, b)
-    return (lo, hi) if n == 1 else (lo, hi + SECOND)
+    if ref.endswith(SECOND):  # split_ref and pair, inlined: called for every relation an option list reads
+        b = ref[: -len(SECOND)]
+        return (a, b + SECOND) if a < b else (b, a + SECOND)
+    return (a, ref) if a < ref else (ref, a)
 
 
 @dataclass(slots=True)
