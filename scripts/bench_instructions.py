@@ -26,14 +26,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SCENARIO = "scenarios/yogaribito/night_of_the_count.yaml"
 
-#: the program valgrind runs: the benchmark loop of scripts/bench.py on the given tree, without a warm-up
+#: the program valgrind runs: the benchmark loop of scripts/bench.py on the given tree (after K warm-up sessions)
 _PROGRAM = """
 import sys
 sys.path.insert(0, {tree!r}); sys.path.insert(0, {scripts!r})
 import bench
 from engine.core import load_scenario
 bench.STANDING = {standing}
-bench.run(load_scenario({scenario!r}), {n}, {keep})
+sc = load_scenario({scenario!r})
+for i in range({warm}):
+    bench.play(sc, 1_000_000 + i, {keep})
+bench.run(sc, {n}, {keep})
 """
 
 #: the same with the batch runner's session (``trpg playtest --jobs 1``): table, scripted seats, summary
@@ -43,8 +46,26 @@ sys.path.insert(0, {tree!r})
 from agent.batch.runner import play_one
 from engine.core import load_scenario
 load_scenario({scenario!r})
+for i in range({warm}):
+    play_one({scenario!r}, ["all=scripted"], 1_000_000 + i)
 for seed in range({n}):
     play_one({scenario!r}, ["all=scripted"], seed)
+"""
+
+#: the bare loop of scripts/bench_batch.py (dice and arithmetic only) on the workloads of 5 traced sessions: the
+#: tracing is in both runs and cancels out, so the difference is n bare sessions
+_BARE = """
+import sys
+sys.path.insert(0, {tree!r}); sys.path.insert(0, {scripts!r})
+from bench_batch import trace_workload, BARE, bare_bloodberry
+from engine.core import load_scenario
+sc = load_scenario({scenario!r})
+ws = [trace_workload(sc, seed) for seed in range(5)]
+fns = [BARE.get(w.system, bare_bloodberry) for w in ws]
+for i in range({warm}):
+    fns[0](ws[0].ops, 1_000_000 + i)
+for i in range({n}):
+    fns[i % 5](ws[i % 5].ops, i)
 """
 
 _REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
@@ -63,9 +84,9 @@ class RunFailed(RuntimeError):
 
 
 def instructions(tree: Path, scenario: str, n: int, keep_events: bool, standing: bool = True,
-                 batch: bool = False) -> int:
-    program = (_BATCH if batch else _PROGRAM).format(tree=str(tree), scripts=str(tree / "scripts"), scenario=scenario,
-                                                     n=n, keep=keep_events, standing=standing)
+                 batch: bool = False, warm_up: int = 0, bare: bool = False) -> int:
+    program = (_BARE if bare else _BATCH if batch else _PROGRAM).format(tree=str(tree), scripts=str(tree / "scripts"), scenario=scenario,
+                                                     n=n, keep=keep_events, standing=standing, warm=warm_up)
     out = subprocess.run(
         ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
          sys.executable, "-c", program],
@@ -86,22 +107,30 @@ def main(argv: list[str] | None = None) -> int:
                     "a tree from before them has no bench.STANDING and always asks)")
     ap.add_argument("--batch", action="store_true", help="the batch runner's session (`trpg playtest --jobs 1`: "
                     "table, scripted seats, summary) instead of bench.py's loop")
+    ap.add_argument("--bare", action="store_true", help="the bare loop (scripts/bench_batch.py: the dice and "
+                    "arithmetic of traced sessions, no engine) instead: the reference of issue #17's ratio")
+    ap.add_argument("--warm-up", type=int, default=0, metavar="K",
+                    help="play K sessions (seeds 1,000,000…) before the measured ones, in both runs: the first session's "
+                    "one-time costs (lazy imports, schemas, caches) are then left out, as in a batch of thousands")
     args = ap.parse_args(argv)
     if shutil.which("valgrind") is None:
         print("bench_instructions: valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
         return 2
     tree = args.tree.resolve()
     try:
-        base = instructions(tree, args.scenario, 0, args.keep_events, not args.no_standing, args.batch)
-        total = instructions(tree, args.scenario, args.sessions, args.keep_events, not args.no_standing, args.batch)
+        base = instructions(tree, args.scenario, 0, args.keep_events, not args.no_standing, args.batch, args.warm_up,
+                            args.bare)
+        total = instructions(tree, args.scenario, args.sessions, args.keep_events, not args.no_standing, args.batch,
+                             args.warm_up, args.bare)
     except (RunFailed, ValueError) as e:
         print(f"bench_instructions: {e}", file=sys.stderr)
         return 2
     per = (total - base) / args.sessions
     print(f"tree            {tree}")
-    what = "the batch runner's play_one" if args.batch else f"keep_events={args.keep_events}, " \
+    what = "the bare loop (no engine)" if args.bare else "the batch runner's play_one" if args.batch else f"keep_events={args.keep_events}, " \
         f"standing answers={not args.no_standing}"
-    print(f"scenario        {args.scenario}, {args.sessions} sessions, {what}")
+    warm = f", after {args.warm_up} warm-up session(s)" if args.warm_up else ""
+    print(f"scenario        {args.scenario}, {args.sessions} sessions{warm}, {what}")
     print(f"instructions    {per / 1e6:.1f} M per session (start-up {base / 1e6:.0f} M, subtracted)")
     return 0
 
