@@ -59,7 +59,7 @@ def make_table(scenario_path: str, seats: Sequence[str], seed: int, *, llm: LLMF
     keep = on_decision is not None or any(policy not in PAST_BLIND for _, policy in spec.entries)
     session = Session(sc, seed, config=config, log_path=log_path, seats=spec.to_header(), keep_events=keep,
                       on_event=summary.feed, on_event_kinds=SUMMARY_EVENTS_WATCHING)
-    summary.watch(session.dice)
+    summary.watch(session)
     factory = default_agent_factory(seed, llm=llm)
     cap = max_decisions or MAX_DECISIONS
     if on_decision is not None:

@@ -81,10 +81,11 @@ def _raw_events(session: Any) -> Iterator[tuple[type, Mapping[str, Any]]]:
 
 
 #: the event classes a summary reads (``Session(on_event_kinds=...)``: the others are not built for it); a summary
-#: that reads the session's dice (``Summarizer.watch``) needs no roll events either
+#: that watches its session (``Summarizer.watch``: the dice and the decisions by kind read from the session) needs
+#: neither roll nor decision nor auto events
 SUMMARY_EVENTS: frozenset[type[BaseModel]] = frozenset({
     PhaseEvent, DecisionEvent, AutoEvent, StateEvent, InfoEvent, RollEvent, CheckEvent, VoidEvent, ModelCallEvent})
-SUMMARY_EVENTS_WATCHING = SUMMARY_EVENTS - {RollEvent}
+SUMMARY_EVENTS_WATCHING = SUMMARY_EVENTS - {RollEvent, DecisionEvent, AutoEvent}
 
 
 class _DiceSince(Mapping[str, list[int]]):
@@ -143,6 +144,8 @@ class Summarizer:
         #: the session's roll list when the summary reads the dice there instead of roll events (``watch``)
         self._rolls: list[Any] | None = None
         self._rolled = 0
+        #: the session's decisions and resolved windows by kind (``Session.kinds``) when watching it
+        self._kinds: Mapping[str, int] | None = None
         self.caps: list[str] = []
         # every "<who>.<stat>" path of a reported stat (which of them are the PCs' is known at the end)
         self.first_old: dict[str, Any] = {}
@@ -217,12 +220,13 @@ class Summarizer:
             llm["reasks"] += int((d.get("reask_index") or 0) > 0)
             llm["errors"] += int(bool(d.get("error")))
 
-    def watch(self, dice: Any) -> None:
-        """Read the dice from the session's ``Dice`` (its ``rolls``, every roll in order) instead of roll events:
-        the session then needs no roll events for the summary (``SUMMARY_EVENTS_WATCHING``). Every roll of these
-        dice counts, from their first (the session's own dice: rolls made while the game was set up included)."""
-        self._rolls = dice.rolls
+    def watch(self, session: Any) -> None:
+        """Read from the session itself what it counts anyway: the dice (its ``Dice.rolls``, every roll in order,
+        from the first) and the decisions asked and windows resolved by kind (``Session.kinds``), instead of roll,
+        decision and auto events, which the session then need not build (``SUMMARY_EVENTS_WATCHING``)."""
+        self._rolls = session.dice.rolls
         self._rolled = 0
+        self._kinds = session.kinds
 
     def finish(self, session: Any, *, stall: str | None = None, table: Any = None) -> dict[str, Any]:
         """The summary, once the session is over (or stopped by the table's decision cap: ``stall``)."""
@@ -247,6 +251,8 @@ def _summary(acc: Summarizer, session: Any, stall: str | None, table: Any) -> di
     tracked = {f"{pc}.{st}": (pc, st) for pc in pcs for st in hooks.stats}
     voided = acc.voided
     kinds, rules, topics, scenes, llm = acc.kinds, acc.rules, acc.topics, acc.scenes, dict(acc.llm)
+    if acc._kinds is not None:  # watching the session: its own count (no decision events were built)
+        kinds = Counter(acc._kinds)
     caps = list(acc.caps)
     first_old = {k: v for k, v in acc.first_old.items() if k in tracked}
     at_scene = acc.at_scene

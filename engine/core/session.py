@@ -281,6 +281,11 @@ class Session:
         wanted = None if keep_events or self._log is not None else self._listened
         self._wanted = wanted
         self._answers_recorded = self._recording and (wanted is None or AnswerEvent in wanted or RevealEvent in wanted)
+        self._decisions_recorded = self._recording and (wanted is None or DecisionEvent in wanted)
+        self._autos_recorded = self._recording and (wanted is None or AutoEvent in wanted)
+        #: every decision asked and every window resolved by a standing answer so far, by kind (what a batch's
+        #: summary counts without reading decision events)
+        self.kinds: dict[str, int] = {}
         self.header = HeaderEvent(
             package_version=package_version(),
             system=self.system.id,
@@ -482,9 +487,11 @@ class Session:
     def _ask(self, d: Decision, member: bool) -> None:
         d.seq = self.decisions
         self.decisions += 1
+        kinds = self.kinds
+        kinds[d.kind] = kinds.get(d.kind, 0) + 1
         actor = d.actor
         d._observe = lambda: self.game.observation(actor)
-        if not self._recording:
+        if not self._decisions_recorded:
             return
         self._emit_kw(
             DecisionEvent,
@@ -582,7 +589,9 @@ class Session:
 
     def _resolved(self, actor: str, kind: str, sa: StandingAnswer, ans: Answer, label_of: Callable[[str], str]) -> None:
         self.standing_resolved += 1
-        if self._recording:
+        kinds = self.kinds
+        kinds[kind] = kinds.get(kind, 0) + 1
+        if self._autos_recorded:
             label = label_of(ans.choice) if ans.choice is not None else " / ".join([label_of(x) for x in ans.choices or ()])
             fields: dict[str, Any] = {"actor": actor, "kind": kind, "standing": sa.id, "answer": ans.to_json(),
                                       "label": label}
