@@ -384,17 +384,6 @@ def rp_discard(d: Decision, s: Session) -> Any:
     return min(hand, key=score)["id"]
 
 
-def rp_change(d: Decision, s: Session) -> Any:
-    """Take the card only if it completes a role (§8 rp.change) whose actions can do something: in a confrontation
-    the actions may only target the placer (or oneself), so that is worth it only when a curse placed the card."""
-    if d.context.get("in_confrontation") and d.context.get("placer_kind") != "curse":
-        return "pass"
-    for oid, roles in d.context.get("completes", {}).items():
-        if roles:
-            return oid
-    return "pass"
-
-
 def gm_adopt(d: Decision, s: Session) -> Any:
     return _pick(d, d.context.get("scenario_default", "normal_order"), "normal_order")
 
@@ -406,7 +395,6 @@ def npc_cf_action(d: Decision, s: Session) -> Any:
 POLICY.update({
     "rp.initiative": rp_initiative,
     "rp.discard": rp_discard,
-    "rp.change": rp_change,
     "gm.adopt_rounds": gm_adopt,
     "gm.confrontation_setup": gm_adopt,
     "npc.cf_action": npc_cf_action,

@@ -50,14 +50,14 @@ class LazyContext(Mapping[str, Any]):
     mapping inside, into plain dicts (for JSON and prompts).
 
     ``args``: what every thunk is called with, so that one table of functions can serve every decision (``thunks``
-    is kept, not copied: it must not change afterwards)."""
+    and a dict ``extra`` are kept, not copied: they must not change afterwards)."""
 
     __slots__ = ("_thunks", "_extra", "_data", "_args", "_live", "repeats")
 
     def __init__(self, thunks: Mapping[str, Callable[..., Any]], extra: Mapping[str, Any] | None = None,
                  args: tuple[Any, ...] = (), repeats: frozenset[str] = frozenset()):
         self._thunks = thunks
-        self._extra = dict(extra) if extra else {}
+        self._extra = extra if type(extra) is dict else dict(extra) if extra else {}
         self._data: dict[str, Any] = {}
         self._args = args
         #: shared with the lazy maps its values hand out: ``[False]`` once the decision is answered (``close``)

@@ -109,7 +109,7 @@ DECISIONS: Mapping[str, DecisionSpec] = decision_table([
     # -- round progression (§7.4) ----------------------------------------------------------------------------------
     D("rp.initiative", "any", "one", "§7.4 RP_INITIATIVE, A26", doc="initiative card to reveal"),
     D("rp.discard", "any", "one", "§7.4 X_DISCARD", doc="card to discard"),
-    D("rp.change", "any", "one", "§7.4 CHANGE_WINDOW, A27", no="pass", doc="take a discarded card"),
+    D("rp.change", "any", "one", "§7.4 CHANGE_WINDOW, A27", reaction=True, no="pass", doc="take a discarded card"),
     # -- flag map (§7.6) -------------------------------------------------------------------------------------------
     D("fm.bid", "any", "one", "§7.6 FM_SETUP, A32", simultaneous=True, doc="face-down bid card"),
     D("fm.place", "any", "one", "§7.6 [2]", no="done", doc="place a fragment card"),

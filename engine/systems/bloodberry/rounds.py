@@ -11,6 +11,7 @@ dumps its hand (no window) and draws three new cards (no role check on them, A28
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ...core.decision import Answer, Decision, Label, LazyContext
@@ -27,14 +28,11 @@ Gen = Generator[Decision, Answer, Any]
 ActFn = Callable[["Char", "str | None"], Gen]
 
 
-def _take_label(card: Card, give: Card, hand: list[Card], roles: list[str]) -> Label:
-    """The label of a change window's option (made only when someone reads it: a scripted seat reads the ids)."""
-
-    def label() -> str:
-        text = f"{card.code} を取り {card_names(hand)[give.id]} を捨てる"
-        return text + f" → {'/'.join(ROLE_NAMES[r] for r in roles)}" if roles else text
-
-    return label
+def _take_label(card: Card, give: Card, hand: list[Card], roles: list[str]) -> str:
+    """The label of a change window's option (``partial`` of this: made only when someone reads it, and a scripted
+    seat reads the ids)."""
+    text = f"{card.code} を取り {card_names(hand)[give.id]} を捨てる"
+    return text + f" → {'/'.join(ROLE_NAMES[r] for r in roles)}" if roles else text
 
 
 #: the change window's context keys made when read (a scripted seat reads the roles each take completes, not the hand)
@@ -168,6 +166,8 @@ class RoundProgression:
             return
         i = self.order.index(placer)
         polled = self.order[i + 1:] + self.order[:i]
+        face, ace = self.face, self.ace
+        placer_char = g.t.chars[placer]
         for y in polled:
             if y == placer or y in self.changed or y == self.stepping or not self._in_play(y):
                 continue
@@ -175,14 +175,15 @@ class RoundProgression:
             pairs: list[tuple[str, Label]] = [("pass", "見送る")]
             completes: dict[str, list[str]] = {}
             for c in hand:
-                new_hand = [h for h in hand if h is not c] + [card]
-                rs = roles_of(new_hand, self.face, self.ace)
-                oid = f"take:{c.id}"
+                new_hand = [h for h in hand if h is not c]
+                new_hand.append(card)
+                rs = roles_of(new_hand, face, ace)
+                oid = "take:" + c.id
                 completes[oid] = rs
-                pairs.append((oid, _take_label(card, c, hand, rs)))
-            ch = yield from g.choose(y, "rp.change", f"チェンジ: {g.t.chars[placer].name} の捨てた {card.code} を取る?", "§7.4 CHANGE_WINDOW, A27",
+                pairs.append((oid, partial(_take_label, card, c, hand, rs)))
+            ch = yield from g.choose(y, "rp.change", f"チェンジ: {placer_char.name} の捨てた {card.code} を取る?", "§7.4 CHANGE_WINDOW, A27",
                                      pairs, context=LazyContext(_CHANGE_THUNKS, {
-                                         "card": card.code, "placer": placer, "placer_kind": g.t.chars[placer].kind,
+                                         "card": card.code, "placer": placer, "placer_kind": placer_char.kind,
                                          "in_confrontation": g.cf_m.state == "cf_loop", "completes": completes},
                                          (self, hand)))
             if ch == "pass":

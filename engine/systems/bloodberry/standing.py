@@ -113,6 +113,18 @@ def kiryoku_guard(d: Decision) -> Any:
     return "pass"
 
 
+def rp_change(d: Decision) -> Any:
+    """Take the card only if it completes a role (§8 rp.change) whose actions can do something: in a confrontation
+    the actions may only target the placer (or oneself), so that is worth it only when a curse placed the card."""
+    c = d.context
+    if c.get("in_confrontation") and c.get("placer_kind") != "curse":
+        return "pass"
+    for oid, roles in (c.get("completes") or {}).items():
+        if roles:
+            return oid
+    return "pass"
+
+
 def _const(option: str):  # type: ignore[no-untyped-def]
     return lambda d: option
 
@@ -144,6 +156,8 @@ STANDING: dict[str, tuple[StandingAnswer, ...]] = {
     "j.chukoku": (_default(_const("pass"), "定石どおり: 【忠告バスター】を使わない"),),
     "kiryoku.guard": (_default(kiryoku_guard, "定石どおり: 相手の能力値が0になり自分に2以上あるときだけ庇う"),
                       always("pass", "庇わない")),
+    "rp.change": (_default(rp_change, "定石どおり: 役がそろうときだけ取る（対決中は呪いが捨てた札だけ）"),
+                  always("pass", "チェンジしない")),
 }
 
 #: each window's name, as a player reads it (the standing answers menu of the terminal and the browser)
@@ -162,4 +176,5 @@ TITLES: dict[str, str] = {
     "j.grant": "低い相手に成功を与えるか",
     "j.chukoku": "【忠告バスター】",
     "kiryoku.guard": "気力で庇う",
+    "rp.change": "チェンジ（捨て札を取る）",
 }
