@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "REACTIONS",
     "LLMAgent",
+    "RenderOnly",
     "PolicyAnswer",
     "ParsedReply",
     "reply_schema",
@@ -798,6 +799,16 @@ def format_summary(s: Mapping[str, Any]) -> str:
         f"median latency {num(s['median_latency_s'], '{:.2f}')} s; re-ask rate {s['reask_rate']:.1%}; "
         f"fallback rate {s['fallback_rate']:.1%} ({s['fallbacks']} fallbacks)"
     )
+
+
+class RenderOnly:
+    """A model slot for an ``LLMAgent`` whose prompts are only rendered (``rendered_prompts``): calling it is an
+    error, nothing is ever sent."""
+
+    name = "none"
+
+    def generate(self, request: Any) -> Any:
+        raise RuntimeError("this LLM agent only renders prompts (RenderOnly): it calls no model")
 
 
 def rendered_prompts(session: Any, agent: LLMAgent, fallback: Any, max_decisions: int) -> Iterator[_Exchange]:

@@ -51,15 +51,6 @@ def counter() -> tuple[Callable[[str], int], str]:
         return smollm2_estimate, "SmolLM2 estimate (agent.local_llm.smollm2_estimate)"
 
 
-class _NoModel:
-    """The LLM agent's model slot: prompts are only rendered here, never sent."""
-
-    name = "none"
-
-    def generate(self, request: Any) -> Any:
-        raise RuntimeError("scripts/prompt_tokens.py renders prompts, it calls no model")
-
-
 def _o200k() -> Callable[[str], int] | None:
     """gpt-4o-mini's own tokenizer (the default model's), if the ``tokens`` extra is installed."""
     from agent.tokens import model_counter
@@ -70,13 +61,13 @@ def _o200k() -> Callable[[str], int] | None:
 
 def _agent(local: bool, count: Callable[[str], int]) -> Any:
     from agent.cli import LOCAL_BUDGET, LOCAL_MAX_PROMPT, LOCAL_WINDOW
-    from agent.llm import LLMAgent
+    from agent.llm import LLMAgent, RenderOnly
 
     if local:
-        return LLMAgent(_NoModel(), language="en", budget_tokens=LOCAL_BUDGET, max_prompt_tokens=LOCAL_MAX_PROMPT,
+        return LLMAgent(RenderOnly(), language="en", budget_tokens=LOCAL_BUDGET, max_prompt_tokens=LOCAL_MAX_PROMPT,
                         window_tokens=LOCAL_WINDOW, count_tokens=count)
     # the defaults of `--llm-model gpt-4o-mini`: budget 1000 counted by its tokenizer, the scenario's language
-    return LLMAgent(_NoModel(), count_tokens=_o200k())
+    return LLMAgent(RenderOnly(), count_tokens=_o200k())
 
 
 #: what one rendered prompt measures: SmolLM2 tokens of the whole prompt and of its user message (what is new per

@@ -8,12 +8,11 @@ prompts needs it)."""
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
 
 import pytest
 
 from agent.cli import LOCAL_BUDGET, LOCAL_MAX_PROMPT, LOCAL_WINDOW
-from agent.llm import LLMAgent, rendered_prompts
+from agent.llm import LLMAgent, RenderOnly, rendered_prompts
 from agent.local_llm import smollm2_estimate
 from agent.scripted import ScriptedAgent
 from agent.table import MAX_DECISIONS
@@ -22,18 +21,11 @@ from engine.core import Session, load_scenario, systems
 SAMPLES = [pytest.param(p, id=p.stem) for info in systems() for p in info.sample_scenarios]
 
 
-class _NoModel:
-    name = "none"
-
-    def generate(self, request: Any) -> Any:
-        raise AssertionError("prompts are only rendered here")
-
-
 def _agent(local: bool) -> LLMAgent:
     if local:
-        return LLMAgent(_NoModel(), language="en", budget_tokens=LOCAL_BUDGET, max_prompt_tokens=LOCAL_MAX_PROMPT,
+        return LLMAgent(RenderOnly(), language="en", budget_tokens=LOCAL_BUDGET, max_prompt_tokens=LOCAL_MAX_PROMPT,
                         window_tokens=LOCAL_WINDOW, count_tokens=smollm2_estimate)
-    return LLMAgent(_NoModel())
+    return LLMAgent(RenderOnly())
 
 
 @pytest.mark.parametrize("local", [False, True], ids=["default", "local"])
