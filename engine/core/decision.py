@@ -389,8 +389,22 @@ class Window:
             return None
         if len(set(raw)) != len(raw) or not pick[0] <= len(raw) <= pick[1]:
             return None
-        order = {oid: i for i, oid in enumerate(ids)}
-        return Answer(choices=tuple(sorted(raw, key=order.__getitem__)))
+        return Answer(choices=in_option_order(raw, ids))
+
+
+def in_option_order(picked: Sequence[str], ids: Sequence[str]) -> tuple[str, ...]:
+    """Picked option ids (each an option, none twice) in the order the options were offered: how a subset answer
+    is normalised, by ``Decision.check`` and ``Window.check`` alike."""
+    order = {oid: i for i, oid in enumerate(ids)}
+    return tuple(sorted(picked, key=order.__getitem__))
+
+
+def picked_label(ans: Answer, label_of: Callable[[str], str]) -> str:
+    """The label of the chosen option, or the chosen options' labels joined (what an answer or ``auto`` event logs);
+    ``label_of`` makes one option's label (a decision's, a window's)."""
+    if ans.choice is not None:
+        return label_of(ans.choice)
+    return " / ".join([label_of(x) for x in ans.choices or ()])
 
 
 @dataclass(slots=True, eq=False)
@@ -574,8 +588,7 @@ class Decision:
             if x not in legal:
                 why = (self.refused or {}).get(x)
                 raise IllegalAnswer(self, f"{_brief(x)} is not legal now ({why})" if why else f"{_brief(x)} is not a legal option")
-        order = {oid: i for i, oid in enumerate(self.option_ids)}
-        return Answer(choices=tuple(sorted(raw, key=order.__getitem__)), text=text, note=self._check_note(note, "*"))
+        return Answer(choices=in_option_order(raw, self.option_ids), text=text, note=self._check_note(note, "*"))
 
     def _is_envelope(self, raw: Mapping[str, Any]) -> bool:
         keys = set(raw)

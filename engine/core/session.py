@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from .decision import Answer, Decision, IllegalAnswer, Simultaneous, Window
+from .decision import Answer, Decision, IllegalAnswer, Simultaneous, Window, picked_label
 from .dice import Dice, Roll
 from .events import (
     AnswerEvent,
@@ -448,10 +448,7 @@ class Session:
         label = ""
         if self._answers_recorded:
             if d.options is not None:
-                if ans.choice is not None:
-                    label = d.label_of(ans.choice)
-                elif ans.choices:
-                    label = " / ".join([d.label_of(x) for x in ans.choices])
+                label = picked_label(ans, d.label_of)
             fields: dict[str, Any] = {"seq": d.seq, "actor": d.actor, "kind": d.kind, "answer": ans.to_json(),
                                       "policy": policy, "label": label}
             if group is not None:
@@ -592,9 +589,8 @@ class Session:
         kinds = self.kinds
         kinds[kind] = kinds.get(kind, 0) + 1
         if self._autos_recorded:
-            label = label_of(ans.choice) if ans.choice is not None else " / ".join([label_of(x) for x in ans.choices or ()])
             fields: dict[str, Any] = {"actor": actor, "kind": kind, "standing": sa.id, "answer": ans.to_json(),
-                                      "label": label}
+                                      "label": picked_label(ans, label_of)}
             if kind not in self._public_kinds:
                 fields["to"] = [actor, GM] if actor != GM else [GM]
             self._emit_kw(AutoEvent, fields)
