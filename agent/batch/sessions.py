@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .summary import SUMMARY_EVENTS_WATCHING, Summarizer, summarize
+from .summary import SUMMARY_EVENTS, Summarizer, summarize
 
 __all__ = ["scenario", "release", "make_table", "play", "play_async", "SharedAgents", "run_limited"]
 
@@ -58,7 +58,7 @@ def make_table(scenario_path: str, seats: Sequence[str], seed: int, *, llm: LLMF
     summary = Summarizer(sc.system)
     keep = on_decision is not None or any(policy not in PAST_BLIND for _, policy in spec.entries)
     session = Session(sc, seed, config=config, log_path=log_path, seats=spec.to_header(), keep_events=keep,
-                      on_event=summary.feed, on_event_kinds=SUMMARY_EVENTS_WATCHING)
+                      on_event=summary.feed, on_event_kinds=SUMMARY_EVENTS)
     summary.watch(session)
     factory = default_agent_factory(seed, llm=llm)
     cap = max_decisions or MAX_DECISIONS

@@ -33,7 +33,6 @@ __all__ = [
     "summarize",
     "Summarizer",
     "SUMMARY_EVENTS",
-    "SUMMARY_EVENTS_WATCHING",
     "SystemHooks",
     "GENERIC",
     "hooks_for",
@@ -80,12 +79,10 @@ def _raw_events(session: Any) -> Iterator[tuple[type, Mapping[str, Any]]]:
             yield type(e), e.__dict__
 
 
-#: the event classes a summary reads (``Session(on_event_kinds=...)``: the others are not built for it); a summary
-#: that watches its session (``Summarizer.watch``: the dice and the decisions by kind read from the session) needs
-#: neither roll nor decision nor auto events
+#: the event classes a summary that watches its session reads (``Summarizer.watch``: the dice and the decisions by
+#: kind come from the session), handed to ``Session(on_event_kinds=...)``: the other events are not built for it
 SUMMARY_EVENTS: frozenset[type[BaseModel]] = frozenset({
-    PhaseEvent, DecisionEvent, AutoEvent, StateEvent, InfoEvent, RollEvent, CheckEvent, VoidEvent, ModelCallEvent})
-SUMMARY_EVENTS_WATCHING = SUMMARY_EVENTS - {RollEvent, DecisionEvent, AutoEvent}
+    PhaseEvent, StateEvent, InfoEvent, CheckEvent, VoidEvent, ModelCallEvent})
 
 
 class _DiceSince(Mapping[str, list[int]]):
@@ -223,7 +220,7 @@ class Summarizer:
     def watch(self, session: Any) -> None:
         """Read from the session itself what it counts anyway: the dice (its ``Dice.rolls``, every roll in order,
         from the first) and the decisions asked and windows resolved by kind (``Session.kinds``), instead of roll,
-        decision and auto events, which the session then need not build (``SUMMARY_EVENTS_WATCHING``)."""
+        decision and auto events, which the session then need not build (``SUMMARY_EVENTS``)."""
         self._rolls = session.dice.rolls
         self._rolled = 0
         self._kinds = session.kinds

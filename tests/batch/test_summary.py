@@ -257,10 +257,10 @@ def test_a_seat_that_reads_the_past_keeps_the_events():
 
 def test_a_batch_session_builds_only_the_events_its_summary_reads():
     """No log and no kept events: the batch session hands its summary only the classes it reads
-    (``SUMMARY_EVENTS_WATCHING``) and builds no decision, answer, auto, narration or roll event (the dice and the
+    (``SUMMARY_EVENTS``) and builds no decision, answer, auto, narration or roll event (the dice and the
     decisions by kind are read from the session); the summary is the one of every event kept (above)."""
     from agent.batch.sessions import make_table
-    from agent.batch.summary import SUMMARY_EVENTS_WATCHING
+    from agent.batch.summary import SUMMARY_EVENTS
     from engine.core.events import AnswerEvent, AutoEvent, DecisionEvent, NarrationEvent, RollEvent
 
     table = make_table(str(INOIRI), ["all=scripted"], 2)
@@ -268,7 +268,7 @@ def test_a_batch_session_builds_only_the_events_its_summary_reads():
     feed = table.summary.feed
     table.session.on_event = lambda cls, f: (seen.append(cls), feed(cls, f))
     table.run()
-    assert seen and set(seen) <= SUMMARY_EVENTS_WATCHING
+    assert seen and set(seen) <= SUMMARY_EVENTS
     assert not {AnswerEvent, AutoEvent, DecisionEvent, NarrationEvent, RollEvent} & set(seen)
     assert table.session.dice.rolls  # the dice were rolled all the same, and the summary read them there
     assert table.summary.check_log
