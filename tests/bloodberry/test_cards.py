@@ -99,3 +99,21 @@ def test_round_progression_hands_never_exceed_their_size(seed, actors, mode, res
     if reset == "per_cycle":
         changes = [e for e in s.events if getattr(e, "topic", None) == "change"]
         assert len(changes) <= len(actors) * 4
+
+
+def test_a_card_is_one_immutable_object():
+    """Equal cards are the same object (a discard pile is searched by identity), copies and pickles included; a card
+    cannot be changed; its derived facts are those of its rank and suit."""
+    import copy
+    import pickle
+
+    q = parse_card("Q♥#2")
+    assert q is parse_card("qh#2") and q == parse_card("Q♥#2") and q != parse_card("Q♥")
+    assert copy.deepcopy(q) is q and pickle.loads(pickle.dumps(q)) is q
+    with pytest.raises(AttributeError):
+        q.rank = "K"  # type: ignore[misc]
+    assert (q.code, q.id, q.red, q.face, q.number) == ("Q♥", "Q♥#2", True, True, None)
+    ten = parse_card("10♠")
+    assert (ten.code, ten.red, ten.face, ten.number) == ("10♠", False, False, 10)
+    assert parse_card("A♦").number == 1 and sorted([q, ten]) == [ten, q]  # ("10" < "Q")
+    assert len(set(full_shoe())) == 104 and all(c is parse_card(c.id) for c in full_shoe())

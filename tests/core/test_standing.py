@@ -250,3 +250,34 @@ def test_windows_are_resolved_before_any_decision_is_made(sid, path, monkeypatch
     slow = _scripted(sc, 0, standing=True, log=tmp_path / "slow.jsonl")
     assert slow.standing_resolved == fast.standing_resolved
     assert (tmp_path / "fast.jsonl").read_bytes() == (tmp_path / "slow.jsonl").read_bytes()
+
+
+def test_a_window_checks_the_engine_s_answer_as_a_decision_would():
+    """``Window.check``: an option id, or a subset within bounds in option order; anything else is None (the rules
+    then make the decision, whose check names the problem)."""
+    from engine.core.decision import Window
+
+    one = Window("aoi", "j.reroll", "§5.3", [("stop", "このまま"), ("willpower", "気力")], None, {})
+    assert one.check("willpower").choice == "willpower"
+    assert one.check("wish") is None and one.check(["stop"]) is None
+    many = Window("aoi", "j.claim_useful", "§5.6", [("a", "A"), ("b", "B"), ("c", "C")], (0, 2), {})
+    assert many.check(["c", "a"]).choices == ("a", "c") and many.check([]).choices == ()
+    assert many.check(["a", "a"]) is None and many.check(["a", "b", "c"]) is None and many.check(["x"]) is None
+    assert many.label_of("b") == "B"
+
+
+@pytest.mark.parametrize(("context", "answer"), [
+    ({"completes": {"take:4♦#1": [], "take:K♣#1": ["colour_run"]}}, "take:K♣#1"),  # EX14: a role completes
+    ({"completes": {"take:4♦#1": [], "take:K♣#1": []}}, "pass"),  # no role: pass
+    ({"completes": {"take:K♣#1": ["sum_high"]}, "in_confrontation": True, "placer_kind": "pc"}, "pass"),
+    ({"completes": {"take:K♣#1": ["sum_high"]}, "in_confrontation": True, "placer_kind": "curse"}, "take:K♣#1"),
+])
+def test_the_change_window_s_default_takes_only_a_card_that_completes_a_role(context, answer):
+    """ブラッドベリー rp.change (§7.4 CHANGE_WINDOW, §8: "take only if it completes a role"): in a confrontation the
+    actions after a change may target only the placer (§8 rp.actions), so only a curse's card is worth taking."""
+    from engine.core.decision import Window
+    from engine.systems.bloodberry.standing import STANDING
+
+    default = next(sa for sa in STANDING["rp.change"] if sa.id == DEFAULT)
+    pairs = [("pass", "見送る"), *((oid, oid) for oid in context["completes"])]
+    assert default.resolve(Window("beni", "rp.change", "§7.4", pairs, None, context)) == answer
