@@ -345,23 +345,21 @@ class IllegalAnswer(ValueError):
         super().__init__(f"illegal answer to {decision.kind} ({decision.rule}) for {decision.actor}: {problem}; legal: {decision.legal_summary()}")
 
 
+@dataclass(slots=True, eq=False)
 class Window:
     """A reaction window as a standing answer reads it, before any ``Decision`` is made (``engine.core.standing``):
     its actor, kind, rule, option ids, subset bounds and context. ``ask.choose`` and ``ask.choose_many`` hand one to
     the session when the actor has a standing answer for the kind; when that answers, no decision is made, numbered
     or sent through the rules' generators (the answer is checked here as ``Decision.check`` would check it)."""
 
-    __slots__ = ("actor", "kind", "rule", "pairs", "pick", "context", "_ids")
-
-    def __init__(self, actor: str, kind: str, rule: str, pairs: Sequence[tuple[str, Label]],
-                 pick: tuple[int, int] | None, context: Mapping[str, Any]):
-        self.actor = actor
-        self.kind = kind
-        self.rule = rule
-        self.pairs = pairs
-        self.pick = pick
-        self.context = context
-        self._ids: list[str] | None = None
+    actor: str
+    kind: str
+    rule: str
+    pairs: Sequence[tuple[str, Label]]
+    #: subset bounds, or None for one option
+    pick: tuple[int, int] | None
+    context: Mapping[str, Any]
+    _ids: list[str] | None = None
 
     @property
     def option_ids(self) -> list[str]:
