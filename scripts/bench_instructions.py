@@ -17,6 +17,7 @@ Run on purpose, never from the tests.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -85,12 +86,22 @@ class RunFailed(RuntimeError):
 
 def instructions(tree: Path, scenario: str, n: int, keep_events: bool, standing: bool = True,
                  batch: bool = False, warm_up: int = 0, bare: bool = False) -> int:
-    program = (_BARE if bare else _BATCH if batch else _PROGRAM).format(tree=str(tree), scripts=str(tree / "scripts"), scenario=scenario,
-                                                     n=n, keep=keep_events, standing=standing, warm=warm_up)
+    def program_of(sessions: int, warm: int) -> str:
+        return (_BARE if bare else _BATCH if batch else _PROGRAM).format(
+            tree=str(tree), scripts=str(tree / "scripts"), scenario=scenario, n=sessions, keep=keep_events,
+            standing=standing, warm=warm)
+
+    program = program_of(n, warm_up)
+    # one hash seed for every run (set and dict orders of strings, hence the work, are then the same), and the
+    # bytecode of every module written before the counted runs (a module edited since its last import would be
+    # compiled inside the first of the two runs only, and the difference would not be n sessions)
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    subprocess.run([sys.executable, "-c", program_of(0, min(warm_up, 1))], cwd=tree, env=env, capture_output=True,
+                   text=True)
     out = subprocess.run(
         ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
          sys.executable, "-c", program],
-        cwd=tree, capture_output=True, text=True)
+        cwd=tree, capture_output=True, text=True, env=env)
     if out.returncode != 0:
         tail = [ln for ln in out.stderr.splitlines() if not ln.startswith(("==", "--"))][-6:]
         raise RunFailed(f"the benchmark loop failed in {tree} ({scenario}, {n} sessions): " + " | ".join(tail))

@@ -106,11 +106,27 @@ class _DiceSince(Mapping[str, list[int]]):
                 by.setdefault(r.purpose, []).append(r.value)
         return by
 
+    def _of(self, key: str) -> list[int] | None:
+        by = self._by
+        if by is not None:
+            return by.get(key)
+        # one purpose: a scan of the rolls in range, without sorting every roll by purpose (a shoe's shuffle is a
+        # hundred rolls; a hook asks for a roller's first roll or two)
+        found = [r.value for r in self._rolls[self._start:self._end] if r.purpose == key]
+        return found or None
+
     def __getitem__(self, key: str) -> list[int]:
-        return self._built()[key]
+        found = self._of(key)
+        if found is None:
+            raise KeyError(key)
+        return found
 
     def get(self, key: str, default: Any = None) -> Any:
-        return self._built().get(key, default)
+        found = self._of(key)
+        return default if found is None else found
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._of(key) is not None
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._built())

@@ -6,7 +6,9 @@ policy can never use information its seat may not see.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from math import comb
 from typing import Any
 
 from engine.core.decision import Decision
@@ -122,18 +124,18 @@ def pc_declare(d: Decision, s: Session) -> Any:
     for oid in ("skill:into_distant_dream", "skill:afterimage_of_past"):
         if oid in ids:
             return oid
-    me = _me(d)
-    if "effect:byojaku" in ids and me and me["abilities"]["passion"] <= me["full"]["passion"] - 2:
-        return "effect:byojaku"
+    if "effect:byojaku" in ids:  # the observation is built only when the option is there to weigh
+        me = _me(d)
+        if me and me["abilities"]["passion"] <= me["full"]["passion"] - 2:
+            return "effect:byojaku"
     return "pass"
 
 
-def _pmf(n: int) -> list[float]:
+@functools.lru_cache(maxsize=64)
+def _pmf(n: int) -> tuple[float, ...]:
     """The achievement of an n-die pool (§5.1: each die succeeds on 5 or 6, p = 1/3): P(ach = i) for i = 0..n."""
-    from math import comb
-
     n = max(0, n)
-    return [comb(n, i) * (1 / 3) ** i * (2 / 3) ** (n - i) for i in range(n + 1)]
+    return tuple(comb(n, i) * (1 / 3) ** i * (2 / 3) ** (n - i) for i in range(n + 1))
 
 
 def _basic_chance(pool: int, difficulty: int) -> float:
@@ -211,9 +213,10 @@ def bs_victory(d: Decision, s: Session) -> Any:
 
 
 def skill_anytime(d: Decision, s: Session) -> Any:
-    me = _me(d)
-    if "effect:byojaku" in d.option_ids and me["abilities"]["passion"] <= me["full"]["passion"] - 2:
-        return "effect:byojaku"
+    if "effect:byojaku" in d.option_ids:
+        me = _me(d)
+        if me["abilities"]["passion"] <= me["full"]["passion"] - 2:
+            return "effect:byojaku"
     for oid in d.option_ids:
         if oid.startswith("effect:ganbariya:"):
             return oid

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from .decision import Answer, Decision, Label, OptionList, Simultaneous, Window
+from .decision import Answer, Decision, Label, OptionList, Simultaneous, Window, chosen
 
 if TYPE_CHECKING:
     from .session import GameContext
@@ -75,11 +75,14 @@ def choose(actor: str, kind: str, prompt: str, rule: str, pairs: Sequence[tuple[
         raise RuntimeError(f"{kind}: no legal option for {actor} (engine bug)")
     if len(pairs) == 1 and not always_ask and not notes:
         only = pairs[0][0]
-        return Answer(choice=only) if answer else only
-    if ctx is not None and ctx.standing and not notes:
-        auto = standing_answer(ctx, actor, kind, rule, pairs, None, context)
-        if auto is not None:
-            return auto if answer else auto.choice
+        return (chosen(only) if type(only) is str else Answer(choice=only)) if answer else only
+    if ctx is not None and not notes:
+        standing = ctx.standing  # standing_answer, inlined: the path of hundreds of windows a session
+        sa = standing.get((actor, kind)) if standing else None
+        if sa is not None:
+            auto = ctx.resolve_window(sa, Window(actor, kind, rule, pairs, None, _ctx(context)))  # type: ignore[misc]
+            if auto is not None:
+                return auto if answer else auto.choice
     ans = yield Decision(actor, kind, prompt, rule, options=options(pairs), context=_ctx(context), refused=refused,
                          speech=speech, notes=notes)
     return ans if answer else ans.choice

@@ -20,7 +20,7 @@ from pydantic_core import PydanticSerializationError
 
 from .quote import brief, measure
 
-__all__ = ["Option", "OptionList", "Label", "Window", "Decision", "Answer", "IllegalAnswer", "LazyContext", "LazyMap", "plain",
+__all__ = ["Option", "OptionList", "Label", "Window", "Decision", "Answer", "chosen", "IllegalAnswer", "LazyContext", "LazyMap", "plain",
            "Simultaneous", "StaleDecision", "NOTE_MAX", "SPEECH_MAX", "ANSWER_MAX_VALUES", "ANSWER_MAX_CHARS", "shown_context"]
 
 #: longest game-relevant text (a reason, a declaration) an answer may carry with an option
@@ -299,6 +299,23 @@ class Answer:
         return d
 
 
+#: the answers that are one option id and nothing else, by that id: an ``Answer`` is immutable, so one object serves
+#: every decision answered with that id (the common case of hundreds of windows a session; making a frozen
+#: dataclass is the costly part). Keyed by value, so never stale; bounded, as a batch sees many ids.
+_BY_CHOICE: dict[str, Answer] = {}
+_BY_CHOICE_MAX = 4096
+
+
+def chosen(oid: str) -> Answer:
+    """``Answer(choice=oid)`` (equal to it; one shared object per id). ``oid`` must be a plain ``str``."""
+    ans = _BY_CHOICE.get(oid)
+    if ans is None:
+        if len(_BY_CHOICE) >= _BY_CHOICE_MAX:
+            _BY_CHOICE.clear()
+        ans = _BY_CHOICE[oid] = Answer(choice=oid)
+    return ans
+
+
 def _brief(value: Any, limit: int = 120) -> str:
     """An answer as a refusal message quotes it: cut, never serialised whole (a refusal never echoes a huge
     answer, and a deeply nested one does not overflow the stack). Strings and numbers as ``repr``."""
@@ -377,10 +394,14 @@ class Window:
     def check(self, raw: Any) -> Answer | None:
         """The engine's own answer (an option id; a list of ids for a subset) normalised as ``Decision.check`` does
         it, or None if it is not legal here (the caller then makes the decision, whose check says why)."""
-        ids = self.option_ids
         pick = self.pick
         if pick is None:
-            return Answer(choice=raw) if type(raw) is str and raw in ids else None
+            if type(raw) is str:
+                for p in self.pairs:
+                    if p[0] == raw:
+                        return chosen(raw)
+            return None
+        ids = self.option_ids
         if type(raw) is str:
             raw = [raw] if raw else []
         if not isinstance(raw, (list, tuple)) or not all(type(x) is str and x in ids for x in raw):
@@ -524,7 +545,7 @@ class Decision:
         if type(raw) is str and self.pick is None and self.payload_model is None and self.options is not None \
                 and not self.notes:  # with notes, a bare id goes the long way: a required note must be refused
             if raw in self.option_ids:  # the common case first: one option id, as scripted policies answer
-                return Answer(choice=raw)
+                return chosen(raw)
         text: Any = None
         note: Any = None
         if isinstance(raw, (dict, list)):

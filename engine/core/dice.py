@@ -139,7 +139,20 @@ class Dice:
         """Fisher-Yates with logged draws, so that a shuffle is replayable and forceable like any roll. The draws of a
         hidden deck's shuffle are ``secret`` (logged for the GM only: they would tell the deck's order)."""
         out = list(items)
+        if self._forced or self._scripted:
+            for i in range(len(out) - 1, 0, -1):
+                j = self.roll(i + 1, purpose, secret=secret) - 1
+                out[i], out[j] = out[j], out[i]
+            return out
+        # ``roll`` inlined for a free-running die (a shoe of 104 cards is 103 draws): the same draws, the same rolls
+        below = self._rng._randbelow  # type: ignore[attr-defined]
+        rolls = self.rolls
+        listener = self._listener
         for i in range(len(out) - 1, 0, -1):
-            j = self.roll(i + 1, purpose, secret=secret) - 1
+            j = below(i + 1)
+            r = Roll(purpose, i + 1, j + 1, False, secret) if secret else Roll(purpose, i + 1, j + 1, False)
+            rolls.append(r)
+            if listener is not None:
+                listener(r)
             out[i], out[j] = out[j], out[i]
         return out

@@ -45,7 +45,7 @@ from .events import (
 from .machine import FlowState, MachineSpec
 from .scenario import LoadedScenario
 from .seat import SeatView
-from .standing import StandingAnswer, StandingError, check_standing, standing_entry, standing_window
+from .standing import StandingAnswer, StandingError, standing_resolvers, standing_window
 from .visibility import GM, audience, seat_transcript
 
 __all__ = ["Session", "GameContext", "Game", "package_version", "ROLES", "SessionKey"]
@@ -520,8 +520,8 @@ class Session:
             raise StandingError("the session is over: no standing answer can be declared")
         table = getattr(self.system, "decision_table", None) or {}
         roles = self._roles()
-        given = check_standing(table, {a: {k: v for k, v in kinds.items() if v is not None}
-                                       for a, kinds in answers.items()}, roles)
+        given = standing_resolvers(table, {a: {k: v for k, v in kinds.items() if v is not None}
+                                           for a, kinds in answers.items()}, roles)
         dropped: dict[str, list[str]] = {}
         for actor in sorted(answers):
             for kind in sorted(answers[actor]):
@@ -533,10 +533,11 @@ class Session:
         self.standing_declared = True
         logged: dict[str, dict[str, str | None]] = {}
         for actor, kinds in given.items():
-            for kind, sid in kinds.items():
-                self.standing.setdefault(actor, {})[kind] = sid
-                self._standing[(actor, kind)] = standing_entry(table, kind, sid)[1]
-                logged.setdefault(actor, {})[kind] = sid
+            held = self.standing.setdefault(actor, {})
+            said = logged.setdefault(actor, {})
+            for kind, sa in kinds.items():
+                held[kind] = said[kind] = sa.id
+                self._standing[(actor, kind)] = sa
         for actor, gone in dropped.items():
             for kind in gone:
                 mine = self.standing.get(actor)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .decision import Decision
     from .decision_table import DecisionSpec
 
-__all__ = ["StandingAnswer", "StandingError", "always", "never", "DEFAULT", "check_standing", "standing_entry",
+__all__ = ["StandingAnswer", "StandingError", "always", "never", "DEFAULT", "check_standing", "standing_resolvers", "standing_entry",
            "standing_window",
            "standing_menu", "declared_kinds", "first_of"]
 
@@ -79,23 +79,30 @@ def check_standing(table: Mapping[str, DecisionSpec], declared: Mapping[str, Map
     """Validate declared standing answers (actor → kind → answer id; None drops one) against a decision table;
     returns them normalised (sorted, without the dropped ones). ``roles``: actor → seat role, to refuse an actor
     the game does not have or a window its role is never asked."""
-    out: dict[str, dict[str, str]] = {}
+    return {actor: {kind: sa.id for kind, sa in mine.items()}
+            for actor, mine in standing_resolvers(table, declared, roles).items()}
+
+
+def standing_resolvers(table: Mapping[str, DecisionSpec], declared: Mapping[str, Mapping[str, str | None]],
+                       roles: Mapping[str, str] | None = None) -> dict[str, dict[str, StandingAnswer]]:
+    """``check_standing``, with each declared id's ``StandingAnswer`` (what the session resolves windows with)."""
+    out: dict[str, dict[str, StandingAnswer]] = {}
     for actor in sorted(declared):
         kinds = declared[actor]
         if not isinstance(actor, str) or not isinstance(kinds, Mapping):
             raise StandingError(f"standing answers: expected actor → {{decision kind: answer}}, got {actor!r}: {kinds!r}")
         if roles is not None and actor not in roles:
             raise StandingError(f"standing answers for {actor!r}: no such character here (known: {', '.join(roles)})")
-        mine: dict[str, str] = {}
+        mine: dict[str, StandingAnswer] = {}
         for kind in sorted(kinds):
             sid = kinds[kind]
             if sid is None:
                 continue
-            entry = standing_entry(table, kind, sid, actor)
-            if roles is not None and entry[0].who not in ("any", roles[actor]):
-                raise StandingError(f"standing answer for {actor!r}: {kind} is asked of the {entry[0].who} seat, "
+            spec, sa = standing_entry(table, kind, sid, actor)
+            if roles is not None and spec.who != "any" and spec.who != roles[actor]:
+                raise StandingError(f"standing answer for {actor!r}: {kind} is asked of the {spec.who} seat, "
                                     f"{actor} sits in the {roles[actor]} seat")
-            mine[kind] = sid
+            mine[kind] = sa
         if mine:
             out[actor] = mine
     return out
@@ -103,8 +110,10 @@ def check_standing(table: Mapping[str, DecisionSpec], declared: Mapping[str, Map
 
 def standing_window(table: Mapping[str, DecisionSpec], kind: str, actor: str = "") -> DecisionSpec:
     """The decision spec of ``kind`` if it is a window with standing answers; else ``StandingError``."""
-    who = f" for {actor!r}" if actor else ""
     spec = table.get(kind)
+    if spec is not None and spec.standing:
+        return spec
+    who = f" for {actor!r}" if actor else ""
     if spec is None:
         windows = ", ".join(k for k, s in table.items() if s.standing) or "none"
         raise StandingError(f"standing answer{who}: {kind!r} is not a decision of this system (windows with standing "
@@ -117,11 +126,11 @@ def standing_window(table: Mapping[str, DecisionSpec], kind: str, actor: str = "
 
 def standing_entry(table: Mapping[str, DecisionSpec], kind: str, sid: str, actor: str = "") -> tuple[DecisionSpec, StandingAnswer]:
     """The decision spec and standing answer ``sid`` of ``kind``; ``StandingError`` naming what is legal."""
-    who = f" for {actor!r}" if actor else ""
     spec = standing_window(table, kind, actor)
     for sa in spec.standing:
         if sa.id == sid:
             return spec, sa
+    who = f" for {actor!r}" if actor else ""
     raise StandingError(f"standing answer{who} for {kind} ({spec.rule}): {sid!r} is not one of "
                         + ", ".join(sa.id for sa in spec.standing))
 
@@ -135,5 +144,12 @@ def declared_kinds(table: Mapping[str, DecisionSpec], role: str, answer: str = D
                    kinds: Iterable[str] | None = None) -> dict[str, str]:
     """kind → ``answer`` for every window of ``role`` whose vocabulary has it (e.g. every scripted default)."""
     wanted = set(kinds) if kinds is not None else None
-    return {spec.kind: answer for spec, vocab in standing_menu(table, role)
-            if (wanted is None or spec.kind in wanted) and any(sa.id == answer for sa in vocab)}
+    out: dict[str, str] = {}
+    for spec in table.values():  # (standing_menu's windows, read in one pass: every seat of every session)
+        vocab = spec.standing
+        if vocab and (spec.who == "any" or spec.who == role) and (wanted is None or spec.kind in wanted):
+            for sa in vocab:
+                if sa.id == answer:
+                    out[spec.kind] = answer
+                    break
+    return out

@@ -273,3 +273,24 @@ def test_a_batch_session_builds_only_the_events_its_summary_reads():
     assert table.session.dice.rolls  # the dice were rolled all the same, and the summary read them there
     assert table.summary.check_log
     assert sum(table.session.kinds.values()) == table.session.decisions + table.session.standing_resolved
+
+
+def test_the_dice_since_a_check_read_one_purpose_as_the_built_map_does():
+    """A report hook's dice (``_DiceSince``): one purpose is read by a scan of the rolls in range, the same lists
+    the map of every purpose gives once it is built."""
+    from agent.batch.summary import _DiceSince
+    from engine.core.dice import Dice
+
+    d = Dice(5)
+    d.shuffle(list(range(20)), "shuffle:x")
+    d.pool(3, "relation:aoi")
+    d.pool(2, "relation:beni")
+    d.pool(2, "relation:aoi")
+    lazy, built = _DiceSince(d.rolls, 4, len(d.rolls)), _DiceSince(d.rolls, 4, len(d.rolls))
+    full = dict(built.items())
+    for key in ("relation:aoi", "relation:beni", "shuffle:x", "nothing"):
+        assert lazy.get(key) == full.get(key) and (key in lazy) == (key in full)
+    assert lazy["relation:aoi"] == [r.value for r in d.rolls if r.purpose == "relation:aoi"]
+    with pytest.raises(KeyError):
+        lazy["nothing"]
+    assert dict(lazy.items()) == full

@@ -117,3 +117,65 @@ def test_a_card_is_one_immutable_object():
     assert (ten.code, ten.red, ten.face, ten.number) == ("10♠", False, False, 10)
     assert parse_card("A♦").number == 1 and sorted([q, ten]) == [ten, q]  # ("10" < "Q")
     assert len(set(full_shoe())) == 104 and all(c is parse_card(c.id) for c in full_shoe())
+
+
+def _reference_roles(hand, face=None, ace=1):
+    """§9.9 as written, through ``card_value`` (the reference the inlined ``roles_of`` must equal)."""
+    from engine.systems.bloodberry.cards import card_value
+
+    if len(hand) != 3:
+        return []
+    a, b, c = hand
+    va, vb, vc = (card_value(x, face, ace) for x in hand)
+    same = a.red == b.red == c.red
+    out = []
+    if None not in (va, vb, vc):
+        nums = sorted((va, vb, vc))
+        if va + vb + vc >= 25:
+            out.append("sum_high")
+        if va + vb + vc <= 10:
+            out.append("sum_low")
+        if same and nums[1] == nums[0] + 1 and nums[2] == nums[1] + 1:
+            out.append("colour_run")
+        if same and nums[0] == nums[1] == nums[2]:
+            out.append("colour_set")
+    if a.face and b.face and c.face and same and a.rank == b.rank == c.rank:
+        out.append("face_colour_set")
+    if a.rank == b.rank == c.rank == "Q":
+        out.append("three_queens")
+    return out
+
+
+@pytest.mark.parametrize("face,ace", [(None, 1), (0, 1), (10, 1), (None, 11), (11, 14)])
+def test_roles_of_every_hand_of_one_deck_under_each_option(face, ace):
+    from itertools import combinations
+
+    for hand in combinations(full_shoe()[:52], 3):
+        assert roles_of(hand, face, ace) == _reference_roles(hand, face, ace), hand
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 103), min_size=4, max_size=4, unique=True), st.sampled_from([None, 0, 10]),
+       st.sampled_from([1, 11]), st.integers(0, 3))
+def test_roles_with_is_the_roles_of_each_take(picks, face, ace, size):
+    """A change window's takes (§7.4): card i of the hand replaced by the placed card, roles read once per card."""
+    from engine.systems.bloodberry.cards import roles_with
+
+    shoe = full_shoe()
+    *rest, placed = [shoe[i] for i in picks]
+    hand = rest[:size] if size < 3 else rest
+    assert roles_with(hand, shoe[picks[3]], face, ace) == [
+        _reference_roles([h for h in hand if h is not c] + [placed], face, ace) for c in hand]
+
+
+def test_a_flag_map_slot_accepts_the_cards_slot_accepts_says():
+    from engine.systems.bloodberry.cards import accepted_codes, slot_accepts
+    from engine.systems.bloodberry.scenario import SlotData
+
+    slots = [{}, {"suit": "♦"}, {"colour": "red", "min": 5}, {"rank": "Q"}, {"face": True}, {"max": 3},
+             {"suit": "♠", "face": False, "max": 9}, {"face": True, "min": 1}]
+    for spec in slots:
+        for face in (None, 10):
+            want = {c.code for c in full_shoe() if slot_accepts(spec, c, face)}
+            assert accepted_codes(spec, face) == want, (spec, face)
+            assert accepted_codes(SlotData(**spec), face) == want  # the scenario's model reads the same

@@ -215,3 +215,20 @@ def test_fuzzer_findings_speech_controls_model_construct_and_json_text_extras():
         p.check("[" * 3000 + "]" * 3000)
     assert p.check(json.dumps({"n": 2})).payload.n == 2
     assert p.check(b'{"n": 3}').payload.n == 3
+
+
+def test_an_answer_of_one_id_is_one_shared_immutable_object():
+    """``chosen(id)`` equals ``Answer(choice=id)`` and is the same object each time (an answer is frozen, so one
+    serves every decision answered with that id); the table of them is bounded."""
+    import dataclasses
+
+    from engine.core import decision as dm
+
+    a = dm.chosen("pass")
+    assert a == dm.Answer(choice="pass") and a is dm.chosen("pass")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.choice = "take"  # type: ignore[misc]
+    for i in range(dm._BY_CHOICE_MAX + 10):
+        dm.chosen(f"x{i}")
+    assert len(dm._BY_CHOICE) <= dm._BY_CHOICE_MAX
+    assert dm.chosen("pass") == dm.Answer(choice="pass")

@@ -71,3 +71,23 @@ def test_only_the_head_of_the_forced_queue_is_considered():
 def test_a_sized_forced_face_of_the_right_size_must_still_fit():
     with pytest.raises(DiceScriptError, match="does not fit a d4"):
         Dice(0, ["d4:5"]).roll(4, "x")
+
+
+def test_a_free_running_shuffle_draws_and_logs_as_roll_by_roll():
+    """``Dice.shuffle`` inlines ``roll`` when no face is forced: the same order, the same logged rolls (secret or
+    not), heard by the listener one by one; with forced faces it goes roll by roll."""
+    from engine.core.dice import Dice, Roll
+
+    for secret in (True, False):
+        fast, slow = Dice(11), Dice(11)
+        heard: list[Roll] = []
+        fast.listen(heard.append)
+        got = fast.shuffle(list(range(30)), "shuffle:x", secret=secret)
+        out = list(range(30))
+        for i in range(len(out) - 1, 0, -1):
+            j = slow.roll(i + 1, "shuffle:x", secret=secret) - 1
+            out[i], out[j] = out[j], out[i]
+        assert got == out and fast.rolls == slow.rolls == heard
+    forced = Dice(3, [2, 1])
+    forced.shuffle([0, 1, 2], "s")
+    assert [r.forced for r in forced.rolls] == [True, True]

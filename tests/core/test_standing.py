@@ -281,3 +281,20 @@ def test_the_change_window_s_default_takes_only_a_card_that_completes_a_role(con
     default = next(sa for sa in STANDING["rp.change"] if sa.id == DEFAULT)
     pairs = [("pass", "見送る"), *((oid, oid) for oid in context["completes"])]
     assert default.resolve(Window("beni", "rp.change", "§7.4", pairs, None, context)) == answer
+
+
+@pytest.mark.parametrize("system_id", sorted(info.id for info in systems()))
+def test_declared_kinds_are_the_menus_windows_with_that_answer(system_id):
+    """``declared_kinds`` (read in one pass) gives the windows ``standing_menu`` lists whose vocabulary has the
+    answer, for each seat role, and resolves them to the same standing answers ``check_standing`` accepts."""
+    from engine.core.standing import DEFAULT, declared_kinds, standing_menu, standing_resolvers
+
+    table = next(info for info in systems() if info.id == system_id).decision_table
+    for role in ("pc", "npc", "gm", "curse", "enemy"):
+        want = {spec.kind: DEFAULT for spec, vocab in standing_menu(table, role) if any(sa.id == DEFAULT for sa in vocab)}
+        assert declared_kinds(table, role) == want
+        some = sorted(want)[:2]
+        assert declared_kinds(table, role, DEFAULT, some) == {k: DEFAULT for k in some}
+        resolved = standing_resolvers(table, {"x": want})
+        assert {k: sa.id for k, sa in resolved.get("x", {}).items()} == want
+        assert all(sa in table[k].standing for k, sa in resolved.get("x", {}).items())

@@ -7,15 +7,16 @@ shuffle is logged and replayable. Two decks mean two identical cards can exist: 
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ...core.dice import Dice
 
-__all__ = ["Card", "Shoe", "RANKS", "SUITS", "parse_card", "card_value", "roles_of", "action_count", "ROLE_NAMES",
-           "ROLE_ACTIONS", "slot_accepts", "card_info", "numbered", "card_names"]
+__all__ = ["Card", "Shoe", "RANKS", "SUITS", "parse_card", "card_value", "roles_of", "roles_with", "action_count", "ROLE_NAMES",
+           "ROLE_ACTIONS", "slot_accepts", "accepted_codes", "SLOT_FIELDS", "card_info", "numbered", "card_names"]
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("♠", "♣", "♥", "♦")
@@ -137,27 +138,46 @@ def roles_of(hand: Sequence[Card], face_card_numeric: int | None = None, ace_val
     if len(hand) != 3:
         return []
     a, b, c = hand
-    va = card_value(a, face_card_numeric, ace_value)
-    vb = card_value(b, face_card_numeric, ace_value)
-    vc = card_value(c, face_card_numeric, ace_value)
+    # card_value, inlined (a change window tries three hands for each polled actor)
+    return _roles_of_values(a, b, c, face_card_numeric if a.face else ace_value if a.number == 1 else a.number,
+                            face_card_numeric if b.face else ace_value if b.number == 1 else b.number,
+                            face_card_numeric if c.face else ace_value if c.number == 1 else c.number)
+
+
+def _roles_of_values(a: Card, b: Card, c: Card, va: int | None, vb: int | None, vc: int | None) -> list[str]:
+    """``roles_of`` of the hand a, b, c whose values (``card_value`` with the table's options) are va, vb, vc."""
     same_colour = a.red == b.red == c.red
     out = []
     if va is not None and vb is not None and vc is not None:
-        nums = sorted((va, vb, vc))
         total = va + vb + vc
         if total >= 25:
             out.append("sum_high")
         if total <= 10:
             out.append("sum_low")
-        if same_colour and nums[1] == nums[0] + 1 and nums[2] == nums[1] + 1:
-            out.append("colour_run")
-        if same_colour and nums[0] == nums[1] == nums[2]:
-            out.append("colour_set")
-    if a.face and b.face and c.face and same_colour and a.rank == b.rank == c.rank:
+        if same_colour:
+            lo, mid, hi = sorted((va, vb, vc))
+            if mid == lo + 1 and hi == mid + 1:
+                out.append("colour_run")
+            if lo == hi:
+                out.append("colour_set")
+    if same_colour and a.face and b.face and c.face and a.rank == b.rank == c.rank:
         out.append("face_colour_set")
     if a.rank == "Q" and b.rank == "Q" and c.rank == "Q":
         out.append("three_queens")
     return out
+
+
+def roles_with(hand: Sequence[Card], card: Card, face_card_numeric: int | None = None,
+               ace_value: int = 1) -> list[list[str]]:
+    """For each card of a three-card hand, the roles of the hand where ``card`` takes its place (a change window's
+    takes, §7.4): ``roles_of`` of the three hands, with each card's value read once."""
+    if len(hand) != 3:
+        return [roles_of([h for h in hand if h is not x] + [card], face_card_numeric, ace_value) for x in hand]
+    h0, h1, h2 = hand
+    v0, v1, v2, vx = [face_card_numeric if h.face else ace_value if h.number == 1 else h.number
+                      for h in (h0, h1, h2, card)]
+    return [_roles_of_values(h1, h2, card, v1, v2, vx), _roles_of_values(h0, h2, card, v0, v2, vx),
+            _roles_of_values(h0, h1, card, v0, v1, vx)]
 
 
 def action_count(roles: Iterable[str], mode: str = "max") -> int:
@@ -197,6 +217,10 @@ def card_names(cards: Sequence[Card]) -> dict[str, str]:
     return {c.id: n for c, n in zip(cards, numbered([c.code for c in cards], "枚目"))}
 
 
+#: the fields of a flag-map condition slot (``scenario.SlotData``)
+SLOT_FIELDS = ("suit", "colour", "rank", "min", "max", "face")
+
+
 def slot_accepts(slot: dict[str, Any], card: Card, face_card_numeric: int | None = None) -> bool:
     """A flag-map condition slot (§7.6): any of suit, colour (red/black), rank, min/max numeric value, face."""
     if "suit" in slot and SUIT_ALIASES.get(str(slot["suit"]).lower(), slot["suit"]) != card.suit:
@@ -216,7 +240,11 @@ def slot_accepts(slot: dict[str, Any], card: Card, face_card_numeric: int | None
 
 
 def full_shoe() -> list[Card]:
-    return [Card(r, s, copy) for copy in (1, 2) for s in SUITS for r in RANKS]
+    """The 104 cards of two decks, in deck order (a new list of the same card objects)."""
+    return list(_FULL_SHOE)
+
+
+_FULL_SHOE = tuple(Card(r, s, copy) for copy in (1, 2) for s in SUITS for r in RANKS)
 
 
 class Shoe:
@@ -251,3 +279,19 @@ class Shoe:
 
     def snap(self) -> dict[str, Any]:
         return {"deck": len(self.deck), "discard": [c.code for c in self.discard], "reshuffles": self.reshuffles}
+
+
+@functools.lru_cache(maxsize=1024)
+def _accepted(fields: tuple[tuple[str, Any], ...], face_card_numeric: int | None) -> frozenset[str]:
+    slot = dict(fields)
+    return frozenset(c.code for c in (Card(rank, suit) for rank in RANKS for suit in SUITS)
+                     if slot_accepts(slot, c, face_card_numeric))
+
+
+def accepted_codes(slot: Mapping[str, Any] | Any, face_card_numeric: int | None = None) -> frozenset[str]:
+    """The codes of the cards a flag-map condition slot accepts (``slot_accepts`` over the 52 cards): a slot is then
+    tested with one set lookup. ``slot``: a mapping or a model with the slot's fields (None fields are left out).
+    A pure function of the slot's fields, kept per distinct slot (a batch plays the same map thousands of times)."""
+    items = slot.items() if isinstance(slot, Mapping) else ((k, getattr(slot, k)) for k in SLOT_FIELDS)
+    return _accepted(tuple((k, v) for k, v in items if v is not None), face_card_numeric)
+

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...core import ask
 from ...core.decision import Answer, Decision
-from .cards import Card, Shoe, card_info, card_names, card_value, slot_accepts
+from .cards import Card, Shoe, accepted_codes, card_info, card_names, card_value
 from .judge import CheckSpec, Roller
 
 if TYPE_CHECKING:
@@ -28,10 +28,14 @@ if TYPE_CHECKING:
 __all__ = ["FlagMap", "MAX_UNITS", "MAX_PLACEMENTS_PER_UNIT", "camp_title"]
 
 
+#: a name's reading in brackets at its end: 「御堂 紅（みどう べに）」
+_READING = re.compile(r"（[^）]*）$")
+
+
 def camp_title(member_names: Sequence[str], npc: bool | None = None) -> str:
     """A camp as players read it: its members' names without their reading in brackets, as PC or NPC camp when
     known (the terminal's flag-map panel shows camps this way too)."""
-    names = "・".join(re.sub(r"（[^）]*）$", "", n) for n in member_names)
+    names = "・".join([_READING.sub("", n) for n in member_names])
     side = "" if npc is None else ("NPC" if npc else "PC")
     return f"{side}の陣営（{names}）" if side else f"陣営（{names}）"
 
@@ -56,6 +60,8 @@ class CampState:
     subevents: dict[str, list[Card]] = field(default_factory=dict)
     established: list[str] = field(default_factory=list)
     location: str | None = None
+    #: the camp as players read it (``FlagMap._camp_name``)
+    title: str | None = None
 
 
 class FlagMap:
@@ -64,8 +70,11 @@ class FlagMap:
         self.data = data
         self.places = {p.id: p for p in data.places}
         self.flags = {f.id: f for f in data.flags}
-        #: each place's condition slots as ``slot_accepts`` reads them (the scenario's data does not change)
-        self.slots = {p.id: [s.model_dump(exclude_none=True) for s in p.condition] for p in data.places}
+        #: each place's condition slots, as the codes of the cards each one accepts (the scenario's data and the
+        #: table's options do not change during a session)
+        face = game.cfg.face_card_numeric
+        self.accepts: dict[str, tuple[frozenset[str], ...]] = {
+            p.id: tuple(accepted_codes(slot, face) for slot in p.condition) for p in data.places}
         self.raised: list[str] = []
         self.raised_by: dict[str, str] = {}
         self.camps: list[CampState] = []
@@ -106,8 +115,12 @@ class FlagMap:
 
     # -- setup -------------------------------------------------------------------------------------------------
     def _camp_name(self, cs: CampState) -> str:
-        """A camp as players read it: PC or NPC camp and its members' names (without the reading in brackets)."""
-        return camp_title([self.g.t.chars[m].name for m in cs.members], cs.npc)
+        """A camp as players read it: PC or NPC camp and its members' names (without the reading in brackets); made
+        once per camp (its members and their names are fixed once the map is set up)."""
+        title = cs.title
+        if title is None:
+            title = cs.title = camp_title([self.g.t.chars[m].name for m in cs.members], cs.npc)
+        return title
 
     def _decider(self, cs: CampState) -> str:
         """§8 fm.place: the engine asks the camp's lowest-numbered PC; the GM decides for NPC camps."""
@@ -231,9 +244,9 @@ class FlagMap:
         if pid in cs.established:
             return None
         layout = cs.layout[pid]
-        face = self.g.cfg.face_card_numeric
-        for i, slot in enumerate(self.slots[pid]):
-            if layout[i] is None and slot_accepts(slot, card, face):
+        code = card.code
+        for i, accepted in enumerate(self.accepts[pid]):
+            if layout[i] is None and code in accepted:
                 return i
         return None
 
@@ -247,10 +260,15 @@ class FlagMap:
             for pid, place in self.places.items():
                 if pid in cs.established:
                     continue
-                remaining[pid] = sum(1 for x in cs.layout[pid] if x is None)
-                for card in cs.hand:
-                    if self._fits(cs, card, pid) is not None:
-                        pairs.append((f"place:{card.id}:{pid}", f"{names[card.id]} を{place.name}へ"))
+                layout = cs.layout[pid]
+                remaining[pid] = layout.count(None)
+                open_slots = [acc for acc, x in zip(self.accepts[pid], layout) if x is None]
+                for card in cs.hand:  # (what _fits tells, for every card at once)
+                    code = card.code
+                    for acc in open_slots:
+                        if code in acc:
+                            pairs.append((f"place:{card.id}:{pid}", f"{names[card.id]} を{place.name}へ"))
+                            break
             if len(pairs) == 1:
                 return
             ch = yield from g.choose(

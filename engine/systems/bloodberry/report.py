@@ -67,6 +67,8 @@ def _outcomes(outcome: Mapping[str, Any]) -> dict[str, str]:
 
 def _effect_spent(path: str, new: Any) -> str | None:
     # §7.3: declaring a sublimated skill's effect spends it (``<pc>.skill.<id>.effect``: available → spent)
+    if new != "spent":  # (every state change of a session comes through here)
+        return None
     parts = path.split(".")
     if len(parts) == 4 and parts[1] == "skill" and parts[3] == "effect" and new == "spent":
         return f"{parts[0]}:{parts[2]}"

@@ -14,8 +14,9 @@ from collections.abc import Callable, Generator
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from ...core.ask import standing_answer
 from ...core.decision import Answer, Decision, Label, LazyContext
-from .cards import ROLE_NAMES, Card, Shoe, action_count, card_info, card_names, card_value, parse_card, roles_of
+from .cards import ROLE_NAMES, Card, Shoe, action_count, card_info, card_names, card_value, parse_card, roles_of, roles_with
 
 if TYPE_CHECKING:
     from .game import BloodberryGame
@@ -34,6 +35,8 @@ def _take_label(card: Card, give: Card, hand: list[Card], roles: list[str]) -> s
     text = f"{card.code} を取り {card_names(hand)[give.id]} を捨てる"
     return text + f" → {'/'.join(ROLE_NAMES[r] for r in roles)}" if roles else text
 
+
+_CHANGE_RULE = "§7.4 CHANGE_WINDOW, A27"
 
 #: the change window's context keys made when read (a scripted seat reads the roles each take completes, not the hand)
 _CHANGE_THUNKS: dict[str, Callable[..., Any]] = {"hand": lambda prog, hand: prog._hand_ctx(hand)}
@@ -164,28 +167,32 @@ class RoundProgression:
         g = self.g
         if card not in self.shoe.discard:  # (a post-action dump may lie on it; it is still the card placed)
             return
-        i = self.order.index(placer)
-        polled = self.order[i + 1:] + self.order[:i]
+        order = self.order
+        i = order.index(placer)
+        polled = order[i + 1:] + order[:i]
         face, ace = self.face, self.ace
         placer_char = g.t.chars[placer]
+        prompt = f"チェンジ: {placer_char.name} の捨てた {card.code} を取る?"
+        in_cf = g.cf_m.state == "cf_loop"
+        changed, stepping, hands = self.changed, self.stepping, self.hands
         for y in polled:
-            if y == placer or y in self.changed or y == self.stepping or not self._in_play(y):
+            if y == placer or y in changed or y == stepping or not self._in_play(y):
                 continue
-            hand = self.hands[y]
+            hand = hands[y]
             pairs: list[tuple[str, Label]] = [("pass", "見送る")]
             completes: dict[str, list[str]] = {}
-            for c in hand:
-                new_hand = [h for h in hand if h is not c]
-                new_hand.append(card)
-                rs = roles_of(new_hand, face, ace)
+            for c, rs in zip(hand, roles_with(hand, card, face, ace)):  # each take's hand and its roles
                 oid = "take:" + c.id
                 completes[oid] = rs
                 pairs.append((oid, partial(_take_label, card, c, hand, rs)))
-            ch = yield from g.choose(y, "rp.change", f"チェンジ: {placer_char.name} の捨てた {card.code} を取る?", "§7.4 CHANGE_WINDOW, A27",
-                                     pairs, context=LazyContext(_CHANGE_THUNKS, {
-                                         "card": card.code, "placer": placer, "placer_kind": placer_char.kind,
-                                         "in_confrontation": g.cf_m.state == "cf_loop", "completes": completes},
-                                         (self, hand)))
+            context = LazyContext(_CHANGE_THUNKS, {"card": card.code, "placer": placer, "placer_kind": placer_char.kind,
+                                                   "in_confrontation": in_cf, "completes": completes}, (self, hand))
+            # the window of every polled actor: resolved by a standing answer without a round trip when there is one
+            auto = standing_answer(g.ctx, y, "rp.change", _CHANGE_RULE, pairs, None, context) if len(pairs) > 1 else None
+            if auto is not None and auto.choice is not None:
+                ch = auto.choice
+            else:
+                ch = yield from g.choose(y, "rp.change", prompt, _CHANGE_RULE, pairs, context=context)
             if ch == "pass":
                 continue
             give_id = ch.split(":", 1)[1]
