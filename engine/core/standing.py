@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .decision import Decision
     from .decision_table import DecisionSpec
 
-__all__ = ["StandingAnswer", "StandingError", "always", "never", "DEFAULT", "check_standing", "standing_resolvers", "standing_entry",
+__all__ = ["StandingAnswer", "StandingError", "always", "never", "DEFAULT", "standing_resolvers", "standing_entry",
            "standing_window",
            "standing_menu", "declared_kinds", "first_of"]
 
@@ -74,18 +74,12 @@ def first_of(d: Decision, *prefer: str) -> str:
     return ids[0]
 
 
-def check_standing(table: Mapping[str, DecisionSpec], declared: Mapping[str, Mapping[str, str | None]],
-                   roles: Mapping[str, str] | None = None) -> dict[str, dict[str, str]]:
-    """Validate declared standing answers (actor → kind → answer id; None drops one) against a decision table;
-    returns them normalised (sorted, without the dropped ones). ``roles``: actor → seat role, to refuse an actor
-    the game does not have or a window its role is never asked."""
-    return {actor: {kind: sa.id for kind, sa in mine.items()}
-            for actor, mine in standing_resolvers(table, declared, roles).items()}
-
-
 def standing_resolvers(table: Mapping[str, DecisionSpec], declared: Mapping[str, Mapping[str, str | None]],
                        roles: Mapping[str, str] | None = None) -> dict[str, dict[str, StandingAnswer]]:
-    """``check_standing``, with each declared id's ``StandingAnswer`` (what the session resolves windows with)."""
+    """Validate declared standing answers (actor → kind → answer id; None drops one) against a decision table;
+    returns actor → kind → the declared ``StandingAnswer`` (sorted, without the dropped ones: what the session
+    resolves windows with). ``roles``: actor → seat role, to refuse an actor the game does not have or a window its
+    role is never asked."""
     out: dict[str, dict[str, StandingAnswer]] = {}
     for actor in sorted(declared):
         kinds = declared[actor]

@@ -164,7 +164,7 @@ def test_roles_with_is_the_roles_of_each_take(picks, face, ace, size):
     shoe = full_shoe()
     *rest, placed = [shoe[i] for i in picks]
     hand = rest[:size] if size < 3 else rest
-    assert roles_with(hand, shoe[picks[3]], face, ace) == [
+    assert roles_with(hand, placed, face, ace) == [
         _reference_roles([h for h in hand if h is not c] + [placed], face, ace) for c in hand]
 
 

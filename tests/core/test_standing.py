@@ -286,7 +286,7 @@ def test_the_change_window_s_default_takes_only_a_card_that_completes_a_role(con
 @pytest.mark.parametrize("system_id", sorted(info.id for info in systems()))
 def test_declared_kinds_are_the_menus_windows_with_that_answer(system_id):
     """``declared_kinds`` (read in one pass) gives the windows ``standing_menu`` lists whose vocabulary has the
-    answer, for each seat role, and resolves them to the same standing answers ``check_standing`` accepts."""
+    answer, for each seat role, and resolves them to the standing answers of those windows (``standing_resolvers``)."""
     from engine.core.standing import DEFAULT, declared_kinds, standing_menu, standing_resolvers
 
     table = next(info for info in systems() if info.id == system_id).decision_table

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ...core.dice import Dice
 
 __all__ = ["Card", "Shoe", "RANKS", "SUITS", "parse_card", "card_value", "roles_of", "roles_with", "action_count", "ROLE_NAMES",
-           "ROLE_ACTIONS", "slot_accepts", "accepted_codes", "SLOT_FIELDS", "card_info", "numbered", "card_names"]
+           "ROLE_ACTIONS", "slot_accepts", "accepted_codes", "card_info", "numbered", "card_names"]
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("♠", "♣", "♥", "♦")
@@ -171,8 +171,8 @@ def roles_with(hand: Sequence[Card], card: Card, face_card_numeric: int | None =
                ace_value: int = 1) -> list[list[str]]:
     """For each card of a three-card hand, the roles of the hand where ``card`` takes its place (a change window's
     takes, §7.4): ``roles_of`` of the three hands, with each card's value read once."""
-    if len(hand) != 3:
-        return [roles_of([h for h in hand if h is not x] + [card], face_card_numeric, ace_value) for x in hand]
+    if len(hand) != 3:  # a role is a hand of three cards (roles_of)
+        return [[] for _ in hand]
     h0, h1, h2 = hand
     v0, v1, v2, vx = [face_card_numeric if h.face else ace_value if h.number == 1 else h.number
                       for h in (h0, h1, h2, card)]
@@ -215,10 +215,6 @@ def card_names(cards: Sequence[Card]) -> dict[str, str]:
     """Card id → the card as a player names it among ``cards`` (a hand): its code, and where two copies of one
     card lie together (two decks in the shoe) which of them in the hand's order: 「5♦（1枚目）」「5♦（2枚目）」."""
     return {c.id: n for c, n in zip(cards, numbered([c.code for c in cards], "枚目"))}
-
-
-#: the fields of a flag-map condition slot (``scenario.SlotData``)
-SLOT_FIELDS = ("suit", "colour", "rank", "min", "max", "face")
 
 
 def slot_accepts(slot: dict[str, Any], card: Card, face_card_numeric: int | None = None) -> bool:
@@ -284,14 +280,14 @@ class Shoe:
 @functools.lru_cache(maxsize=1024)
 def _accepted(fields: tuple[tuple[str, Any], ...], face_card_numeric: int | None) -> frozenset[str]:
     slot = dict(fields)
-    return frozenset(c.code for c in (Card(rank, suit) for rank in RANKS for suit in SUITS)
-                     if slot_accepts(slot, c, face_card_numeric))
+    return frozenset(c.code for c in _FULL_SHOE[:52] if slot_accepts(slot, c, face_card_numeric))  # one deck
 
 
 def accepted_codes(slot: Mapping[str, Any] | Any, face_card_numeric: int | None = None) -> frozenset[str]:
     """The codes of the cards a flag-map condition slot accepts (``slot_accepts`` over the 52 cards): a slot is then
-    tested with one set lookup. ``slot``: a mapping or a model with the slot's fields (None fields are left out).
+    tested with one set lookup. ``slot``: a mapping, or a pydantic model of the slot (``scenario.SlotData``; its
+    None fields are left out).
     A pure function of the slot's fields, kept per distinct slot (a batch plays the same map thousands of times)."""
-    items = slot.items() if isinstance(slot, Mapping) else ((k, getattr(slot, k)) for k in SLOT_FIELDS)
+    items = slot.items() if isinstance(slot, Mapping) else ((k, getattr(slot, k)) for k in type(slot).model_fields)
     return _accepted(tuple((k, v) for k, v in items if v is not None), face_card_numeric)
 

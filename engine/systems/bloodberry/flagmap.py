@@ -243,12 +243,15 @@ class FlagMap:
         """The first unfilled slot of place ``pid`` (in this camp's layout) that ``card`` fits."""
         if pid in cs.established:
             return None
-        layout = cs.layout[pid]
         code = card.code
-        for i, accepted in enumerate(self.accepts[pid]):
-            if layout[i] is None and code in accepted:
+        for i, accepted in self._open_slots(cs, pid):
+            if code in accepted:
                 return i
         return None
+
+    def _open_slots(self, cs: CampState, pid: str) -> list[tuple[int, frozenset[str]]]:
+        """The unfilled slots of place ``pid`` in this camp's layout: (index, the codes of the cards it accepts)."""
+        return [(i, acc) for i, (acc, x) in enumerate(zip(self.accepts[pid], cs.layout[pid])) if x is None]
 
     def _place(self, cs: CampState) -> Gen:
         g = self.g
@@ -260,12 +263,11 @@ class FlagMap:
             for pid, place in self.places.items():
                 if pid in cs.established:
                     continue
-                layout = cs.layout[pid]
-                remaining[pid] = layout.count(None)
-                open_slots = [acc for acc, x in zip(self.accepts[pid], layout) if x is None]
-                for card in cs.hand:  # (what _fits tells, for every card at once)
+                open_slots = self._open_slots(cs, pid)
+                remaining[pid] = len(open_slots)
+                for card in cs.hand:  # (what _fits tells, for every card of the hand at once)
                     code = card.code
-                    for acc in open_slots:
+                    for _, acc in open_slots:
                         if code in acc:
                             pairs.append((f"place:{card.id}:{pid}", f"{names[card.id]} を{place.name}へ"))
                             break

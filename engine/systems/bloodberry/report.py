@@ -70,7 +70,7 @@ def _effect_spent(path: str, new: Any) -> str | None:
     if new != "spent":  # (every state change of a session comes through here)
         return None
     parts = path.split(".")
-    if len(parts) == 4 and parts[1] == "skill" and parts[3] == "effect" and new == "spent":
+    if len(parts) == 4 and parts[1] == "skill" and parts[3] == "effect":
         return f"{parts[0]}:{parts[2]}"
     return None
 

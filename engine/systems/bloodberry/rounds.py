@@ -187,7 +187,9 @@ class RoundProgression:
                 pairs.append((oid, partial(_take_label, card, c, hand, rs)))
             context = LazyContext(_CHANGE_THUNKS, {"card": card.code, "placer": placer, "placer_kind": placer_char.kind,
                                                    "in_confrontation": in_cf, "completes": completes}, (self, hand))
-            # the window of every polled actor: resolved by a standing answer without a round trip when there is one
+            # every polled actor's window (hundreds a session): a standing answer resolves it here, without the
+            # generator round trip of choose (which would resolve it the same way); one option is never asked or
+            # resolved (choose returns it), and a standing answer that asks this time leaves it to choose
             auto = standing_answer(g.ctx, y, "rp.change", _CHANGE_RULE, pairs, None, context) if len(pairs) > 1 else None
             if auto is not None and auto.choice is not None:
                 ch = auto.choice
