@@ -92,8 +92,14 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _target(data: dict[str, Any]) -> int:
-    """The threshold of a check event: 夜狩り人 has ``target``; ブラッドベリー a ``threshold`` per roller."""
+def _target(event: Any) -> int:
+    """The target number of a check event: the first typed dice line's ``target`` (``CheckRoll``, the same field in
+    every system), else the system's own data (夜狩り人's ``target``, ブラッドベリー's ``threshold`` per roller);
+    1 for a check compared with an opponent (the bare loop still compares)."""
+    for r in event.rolls or ():
+        if _is_int(r.target):
+            return int(r.target)
+    data = event.data or {}
     if _is_int(data.get("target")):
         return int(data["target"])
     for r in data.get("rollers") or ():
@@ -127,7 +133,7 @@ def trace_workload(scenario: LoadedScenario, seed: int) -> Workload:
             continue
         last = None
         if t == "check":
-            ops.append(("check", _target(e.data or {})))
+            ops.append(("check", _target(e)))
             w.checks += 1
         elif t == "state":
             if _is_int(e.old) and _is_int(e.new):
