@@ -34,11 +34,12 @@ DEFAULT_SCENARIO = ROOT / "scenarios" / "bloodberry" / "inoiri_dolls.yaml"
 STANDING = True
 
 
-def play(scenario: LoadedScenario, seed: int, keep_events: bool) -> int:
+def play(scenario: LoadedScenario, seed: int, keep_events: bool, log_path: str | Path | None = None) -> int:
     """One all-scripted session without a table (the table's bookkeeping is not what we measure); the scripted
-    seats declare their standing answers as at a table (``--no-standing``: every window asked); returns decisions."""
+    seats declare their standing answers as at a table (``--no-standing``: every window asked); with ``log_path``
+    the session writes its JSON-lines log there as it plays (as ``trpg play --log`` does); returns decisions."""
     agent = ScriptedAgent()
-    s = Session(scenario, seed, keep_events=keep_events)
+    s = Session(scenario, seed, keep_events=keep_events, log_path=log_path)
     if STANDING:
         s.declare_standing({a: agent.standing_answers(s.system, a, s.actor_role(a)) for a in s.game.actors()})
     while (d := s.pending) is not None:
@@ -46,8 +47,10 @@ def play(scenario: LoadedScenario, seed: int, keep_events: bool) -> int:
     return s.decisions
 
 
-def run(scenario: LoadedScenario, n: int, keep_events: bool) -> list[int]:
-    return [play(scenario, seed, keep_events) for seed in range(n)]
+def run(scenario: LoadedScenario, n: int, keep_events: bool, log_dir: str | Path | None = None) -> list[int]:
+    """``n`` sessions, seeds 0..n-1; with ``log_dir`` each writes its log there (``<seed>.jsonl``)."""
+    return [play(scenario, seed, keep_events, Path(log_dir) / f"{seed}.jsonl" if log_dir is not None else None)
+            for seed in range(n)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,6 +22,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,8 +37,8 @@ from engine.core import load_scenario
 bench.STANDING = {standing}
 sc = load_scenario({scenario!r})
 for i in range({warm}):
-    bench.play(sc, 1_000_000 + i, {keep})
-bench.run(sc, {n}, {keep})
+    bench.play(sc, 1_000_000 + i, {keep}{warm_log})
+bench.run(sc, {n}, {keep}{log})
 """
 
 #: the same with the batch runner's session (``trpg playtest --jobs 1``): table, scripted seats, summary
@@ -85,11 +86,14 @@ class RunFailed(RuntimeError):
 
 
 def instructions(tree: Path, scenario: str, n: int, keep_events: bool, standing: bool = True,
-                 batch: bool = False, warm_up: int = 0, bare: bool = False) -> int:
+                 batch: bool = False, warm_up: int = 0, bare: bool = False, log_dir: str | None = None) -> int:
+    """Instructions of the program with ``n`` sessions; ``log_dir``: the engine loop's sessions write their logs
+    there (a tree whose bench.py has no ``log_path`` cannot be measured so)."""
     def program_of(sessions: int, warm: int) -> str:
         return (_BARE if bare else _BATCH if batch else _PROGRAM).format(
             tree=str(tree), scripts=str(tree / "scripts"), scenario=scenario, n=sessions, keep=keep_events,
-            standing=standing, warm=warm)
+            standing=standing, warm=warm, warm_log=f", {log_dir + '/warm.jsonl'!r}" if log_dir else "",
+            log=f", {log_dir!r}" if log_dir else "")
 
     program = program_of(n, warm_up)
     # one hash seed for every run (set and dict orders of strings, hence the work, are then the same), and the
@@ -120,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
                     "table, scripted seats, summary) instead of bench.py's loop")
     ap.add_argument("--bare", action="store_true", help="the bare loop (scripts/bench_batch.py: the dice and "
                     "arithmetic of traced sessions, no engine) instead: the reference of issue #17's ratio")
+    ap.add_argument("--log", action="store_true", help="bench.py's loop with every session writing its JSON-lines log "
+                    "(to a temporary folder, as `trpg play --log` does)")
     ap.add_argument("--warm-up", type=int, default=0, metavar="K",
                     help="play K sessions (seeds 1,000,000…) before the measured ones, in both runs: the first session's "
                     "one-time costs (lazy imports, schemas, caches) are then left out, as in a batch of thousands")
@@ -127,19 +133,24 @@ def main(argv: list[str] | None = None) -> int:
     if shutil.which("valgrind") is None:
         print("bench_instructions: valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
         return 2
-    tree = args.tree.resolve()
-    try:
-        base = instructions(tree, args.scenario, 0, args.keep_events, not args.no_standing, args.batch, args.warm_up,
-                            args.bare)
-        total = instructions(tree, args.scenario, args.sessions, args.keep_events, not args.no_standing, args.batch,
-                             args.warm_up, args.bare)
-    except (RunFailed, ValueError) as e:
-        print(f"bench_instructions: {e}", file=sys.stderr)
+    if args.log and (args.batch or args.bare):
+        print("bench_instructions: --log measures bench.py's loop; it does not go with --batch or --bare", file=sys.stderr)
         return 2
+    tree = args.tree.resolve()
+    with tempfile.TemporaryDirectory(prefix="bench-logs-") as tmp:
+        log_dir = tmp if args.log else None
+        try:
+            base = instructions(tree, args.scenario, 0, args.keep_events, not args.no_standing, args.batch,
+                                args.warm_up, args.bare, log_dir)
+            total = instructions(tree, args.scenario, args.sessions, args.keep_events, not args.no_standing,
+                                 args.batch, args.warm_up, args.bare, log_dir)
+        except (RunFailed, ValueError) as e:
+            print(f"bench_instructions: {e}", file=sys.stderr)
+            return 2
     per = (total - base) / args.sessions
     print(f"tree            {tree}")
     what = "the bare loop (no engine)" if args.bare else "the batch runner's play_one" if args.batch else f"keep_events={args.keep_events}, " \
-        f"standing answers={not args.no_standing}"
+        f"standing answers={not args.no_standing}" + (", a log written" if args.log else "")
     warm = f", after {args.warm_up} warm-up session(s)" if args.warm_up else ""
     print(f"scenario        {args.scenario}, {args.sessions} sessions{warm}, {what}")
     print(f"instructions    {per / 1e6:.1f} M per session (start-up {base / 1e6:.0f} M, subtracted)")
