@@ -40,6 +40,8 @@ __all__ = [
     "PromptError",
     "approx_tokens",
     "recent_transcript",
+    "has_transcript_line",
+    "MIN_TRANSCRIPT_TOKENS",
     "decision_fields",
     "build_prompt",
     "default_library",
@@ -361,6 +363,23 @@ def recent_transcript(
     return out
 
 
+def has_transcript_line(events: Sequence[BaseModel], actor: str, observation: Mapping[str, Any], *,
+                        language: str = "ja") -> bool:
+    """Whether ``recent_transcript`` would have any line for ``actor`` with an unbounded budget: an empty transcript
+    then means lines were left out for the prompt's size, not that nothing has happened yet."""
+    chars = observation.get("characters") or {}
+    names = {cid: str(c.get("name", cid)) for cid, c in chars.items()} if isinstance(chars, Mapping) else {}
+    w = _WORDS.get(language, _WORDS["en"])
+    scenario = observation.get("scenario") or {}
+    setting = scenario.get("setting") if isinstance(scenario, Mapping) else None
+    for ev in reversed(events):
+        if setting and isinstance(ev, NarrationEvent) and ev.text == setting:
+            continue
+        if _line(ev, actor, names, w) is not None:
+            return True
+    return False
+
+
 # -- the whole prompt ----------------------------------------------------------------------------------------------
 def _observation_fields(obs: Mapping[str, Any]) -> dict[str, Any]:
     scenario = obs.get("scenario") or {}
@@ -393,6 +412,10 @@ def _observation_fields(obs: Mapping[str, Any]) -> dict[str, Any]:
 _PREFIX_CUT = {"setting": 200, "summary": 150, "gm_notes": 500}
 #: the user message's long texts when a capped prompt is compacted
 _COMPACT_CUT = {"scene_secret": 150}
+#: the room a compacted prompt still gives the recent transcript when its other parts alone fill
+#: ``max_prompt_tokens`` (within the model's window, when one is given): the seat sees at least the last few events
+#: instead of none (the 3,100-token ブラッドベリー GM prompts of ``--llm local`` had no transcript at all)
+MIN_TRANSCRIPT_TOKENS = 200
 #: what is left of the user message's long fields when even the compacted prompt does not fit the model's window
 #: (``window_tokens``)
 _FIT_CUT = {"scene_secret": 80, "state_json": 600, "me_json": 900, "gm_state_json": 300}
@@ -467,7 +490,8 @@ def build_prompt(
     ``budget_tokens`` bounds the recent transcript. ``max_prompt_tokens`` (for small context windows) bounds the
     whole prompt: with it the system message is the compact one for every decision (no rules summary, long texts
     cut), and a prompt still over it is compacted (the lean sheet of the actor too, the context cut) with the
-    transcript given only the room that is left. Tokens are counted with ``count_tokens``: by default
+    transcript given the room that is left, but at least ``MIN_TRANSCRIPT_TOKENS`` (as far as the window holds
+    them). A transcript left empty for the prompt's size says so, not that nothing has happened yet. Tokens are counted with ``count_tokens``: by default
     ``approx_tokens`` (an estimate); ``--llm local`` passes the served model's own tokenizer.
 
     ``window_tokens`` is what the model's context window holds for the prompt (the window less the reply): a
@@ -509,8 +533,18 @@ def build_prompt(
     def table(view: Mapping[str, Any]) -> dict[str, Any]:
         return {**base, **_observation_fields(view), **prefix}
 
+    seen: list[bool] = []  # whether the seat has any transcript line at all (asked once, when one is left empty)
+
+    def left_out(transcript: list[str]) -> bool:
+        if transcript:
+            return False
+        if not seen:
+            seen.append(has_transcript_line(evs, decision.actor, obs, language=language))
+        return seen[0]
+
     def render(fields: dict[str, Any], transcript: list[str]) -> tuple[list[str], dict[str, str]]:
-        return lib.render(template_id, {**fields, "transcript": transcript})
+        # an empty transcript says whether nothing has happened yet or the lines were left out for the prompt's size
+        return lib.render(template_id, {**fields, "transcript": transcript, "transcript_left_out": left_out(transcript)})
 
     def size(texts: list[str]) -> int:
         return sum(count(t) for t in texts)
@@ -528,7 +562,8 @@ def build_prompt(
         d["context_json"] = _cut(d["context_json"], 300) if d["context_json"] else ""
         fields["decision"] = d
         fixed = size(render(fields, [])[0])
-        room = max(0, min(budget_tokens, max_prompt_tokens - fixed))
+        floor = MIN_TRANSCRIPT_TOKENS if window_tokens is None else max(0, min(MIN_TRANSCRIPT_TOKENS, window_tokens - fixed))
+        room = max(0, min(budget_tokens, max(max_prompt_tokens - fixed, floor)))
         transcript = recent_transcript(evs, decision.actor, obs, room, language=language, count_tokens=count)
         texts, hashes = render(fields, transcript)
     fitted = False

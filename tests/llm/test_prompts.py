@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from agent.llm import reply_schema, speaks
 from agent.prompting import (
+    MIN_TRANSCRIPT_TOKENS,
     ROLES,
     PromptError,
     PromptLibrary,
@@ -154,7 +155,25 @@ def test_transcript_keeps_to_its_budget_and_to_the_newest_lines(scenario_path):
         assert p.transcript_tokens <= 100 and all(x in p.messages[1]["content"] for x in small)
         empty = build_prompt(d, events, system="bloodberry", role=role_of(s, d.actor), schema=reply_schema(d, say=True),
                              speaks=True, budget_tokens=0, observation=obs)
-        assert empty.transcript_lines == 0 and "まだ何も起きていない" in empty.messages[1]["content"]
+        # lines left out for the prompt's size are said to be left out, not that nothing has happened yet
+        assert empty.transcript_lines == 0 and "まだ何も起きていない" not in empty.messages[1]["content"]
+        assert "プロンプトの長さのため省略" in empty.messages[1]["content"]
+        before = build_prompt(d, [], system="bloodberry", role=role_of(s, d.actor), schema=reply_schema(d, say=True),
+                              speaks=True, budget_tokens=0, observation=obs)
+        assert "まだ何も起きていない" in before.messages[1]["content"] and "省略" not in before.messages[1]["content"]
+        # a prompt whose other parts alone are over max_prompt_tokens still shows the newest lines, within the floor
+        tight = build_prompt(d, events, system="bloodberry", role=role_of(s, d.actor), schema=reply_schema(d, say=True),
+                             speaks=True, budget_tokens=1000, observation=obs, max_prompt_tokens=10)
+        floor = recent_transcript(events, d.actor, obs, MIN_TRANSCRIPT_TOKENS)
+        assert tight.compacted and tight.transcript_lines == len(floor) > 0
+        assert 0 < tight.transcript_tokens <= MIN_TRANSCRIPT_TOKENS and all(x in tight.messages[1]["content"] for x in floor)
+        # ... as far as the window holds them: a window that the rest fills leaves none (and says so)
+        fixed = sum(approx_tokens(m["content"]) for m in build_prompt(
+            d, events, system="bloodberry", role=role_of(s, d.actor), schema=reply_schema(d, say=True), speaks=True,
+            budget_tokens=0, observation=obs, max_prompt_tokens=10).messages)
+        shut = build_prompt(d, events, system="bloodberry", role=role_of(s, d.actor), schema=reply_schema(d, say=True),
+                            speaks=True, budget_tokens=1000, observation=obs, max_prompt_tokens=10, window_tokens=fixed)
+        assert shut.transcript_lines == 0 and "プロンプトの長さのため省略" in shut.messages[1]["content"]
 
 
 @pytest.mark.parametrize("system", PROMPT_SYSTEMS)
