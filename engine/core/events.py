@@ -298,7 +298,8 @@ class EventLog:
     The file is opened unbuffered in binary mode and a line is one ``write`` of the bytes pydantic's serializer
     makes (``__pydantic_serializer__.to_json``: the bytes of ``model_dump_json()`` in UTF-8, without decoding them to
     a string and encoding them again through a text buffer that is flushed after every line). So a killed process
-    loses at most the line being written, as before, at a third less cost per line."""
+    loses at most the line being written, as before; a logged session's log costs about a quarter less
+    (docs/benchmarks.md, issue #17's sixth step)."""
 
     def __init__(self, path: str | os.PathLike[str], mode: str = "w"):
         if mode not in ("w", "a"):

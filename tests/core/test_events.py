@@ -47,20 +47,19 @@ def test_not_a_log(tmp_path):
 @pytest.mark.parametrize("system", [s.id for s in systems()])
 def test_lines_are_model_dump_json_for_every_event_of_a_session(tmp_path, system):
     """EventLog writes pydantic's serializer bytes directly: each line must be exactly ``model_dump_json()``, for
-    every kind of event a whole scripted session of each sample scenario writes (replay and resume rest on it)."""
-    from agent.scripted import ScriptedAgent
+    every kind of event a whole scripted table of each sample scenario writes (standing answers declared, as
+    ``trpg play`` does); replay and resume rest on it."""
+    from agent.table import SeatSpec, Table
     from engine.core import Session, load_scenario
 
     info = next(s for s in systems() if s.id == system)
     for scenario in info.sample_scenarios:
         p = tmp_path / f"{scenario.stem}.jsonl"
-        agent = ScriptedAgent()
-        s = Session(load_scenario(scenario), 7, keep_events=True, log_path=p)
-        while (d := s.pending) is not None:
-            s.answer(agent.act(s.view(d)), policy="scripted")
+        s = Session(load_scenario(scenario), 7, log_path=p, seats={"all": "scripted"})
+        Table(s, SeatSpec.parse(["all=scripted"])).run()
         assert s.is_over
         kinds = {type(e).__name__ for e in s.events}
-        assert {"HeaderEvent", "DecisionEvent", "AnswerEvent", "RollEvent", "EndEvent"} <= kinds
+        assert {"HeaderEvent", "StandingEvent", "DecisionEvent", "AnswerEvent", "RollEvent", "EndEvent"} <= kinds
         assert p.read_bytes() == "".join(e.model_dump_json() + "\n" for e in s.events).encode("utf-8")
         got, truncated = read_log(p)
         assert got == s.events and not truncated
