@@ -491,8 +491,9 @@ def build_prompt(
     whole prompt: with it the system message is the compact one for every decision (no rules summary, long texts
     cut), and a prompt still over it is compacted (the lean sheet of the actor too, the context cut) with the
     transcript given the room that is left, but at least ``MIN_TRANSCRIPT_TOKENS`` (as far as the window holds
-    them). A transcript left empty for the prompt's size says so, not that nothing has happened yet. Tokens are counted with ``count_tokens``: by default
-    ``approx_tokens`` (an estimate); ``--llm local`` passes the served model's own tokenizer.
+    them). A transcript left empty for the prompt's size says so, not that nothing has happened yet. Tokens are
+    counted with ``count_tokens``: by default ``approx_tokens`` (an estimate); ``--llm local`` passes the served
+    model's own tokenizer.
 
     ``window_tokens`` is what the model's context window holds for the prompt (the window less the reply): a
     prompt over it would be refused by the server, so when even the compacted prompt is longer it is cut further,
