@@ -142,9 +142,19 @@ def free_port(host: str = HOST) -> int:
 
 
 def server_command(gguf: Path, port: int, *, python: str | None = None) -> list[str]:
+    """The llama-cpp-python server's command line for the GGUF.
+
+    Threads are the server's defaults (every CPU reads the prompt, half of them write the reply): reading the
+    prompt is most of a call, and the engine waits for the answer meanwhile. ``--logits_all False``: the server's
+    default keeps the logits of every prompt token (``n_ctx`` × the vocabulary: 805 MB of floats for SmolLM2),
+    computes them at every call and copies the prompt's rows into every state its cache saves, which the cache's
+    size does not count; seats never ask for logprobs, the only use of them. Measured on 30 recorded ブラッドベリー
+    GM prompts (2 CPUs; ``docs/benchmarks.md``, issue #17's seventh step): 14.7 → 7.5 s a call, peak RSS 12.1 →
+    3.3 GB, the same replies.
+    """
     return [
         python or sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", HOST, "--port", str(port),
-        "--n_ctx", str(CONTEXT_TOKENS), "--n_threads_batch", "1",
+        "--n_ctx", str(CONTEXT_TOKENS), "--logits_all", "False",
         # keep the evaluated state of several prompt prefixes (one per seat's system prompt), not only the last one:
         # seats take turns, and re-reading a 2,000-token prefix costs tens of seconds on a CPU
         "--cache", "True", "--cache_size", str(1 << 30),

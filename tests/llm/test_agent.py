@@ -484,7 +484,7 @@ def test_server_command_is_the_llama_cpp_server(fake_model_package):
 
     cmd = server_command(fake_model_package, 8123)
     assert cmd[1:] == ["-m", "llama_cpp.server", "--model", str(fake_model_package), "--host", "127.0.0.1", "--port",
-                       "8123", "--n_ctx", "4096", "--n_threads_batch", "1", "--cache", "True",
+                       "8123", "--n_ctx", "4096", "--logits_all", "False", "--cache", "True",
                        "--cache_size", str(1 << 30)]
 
 
