@@ -14,11 +14,12 @@ engine's (``SeatView.transcript``, ``engine.core.visibility``): this module only
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -329,6 +330,23 @@ def _line(ev: BaseModel, actor: str, names: Mapping[str, str], w: Mapping[str, s
     return None  # rolls (summed up by checks), decisions, phases, model calls, header, end, voids
 
 
+def _transcript_lines(events: Sequence[BaseModel], actor: str, observation: Mapping[str, Any],
+                      language: str) -> Iterator[str]:
+    """The lines of the seat's transcript ``events`` for ``actor``, newest first (the setting left out: the system
+    message has it)."""
+    chars = observation.get("characters") or {}
+    names = {cid: str(c.get("name", cid)) for cid, c in chars.items()} if isinstance(chars, Mapping) else {}
+    w = _WORDS.get(language, _WORDS["en"])
+    scenario = observation.get("scenario") or {}
+    setting = scenario.get("setting") if isinstance(scenario, Mapping) else None
+    for ev in reversed(events):
+        if setting and isinstance(ev, NarrationEvent) and ev.text == setting:
+            continue
+        line = _line(ev, actor, names, w)
+        if line is not None:
+            yield line
+
+
 def recent_transcript(
     events: Sequence[BaseModel],
     actor: str,
@@ -341,19 +359,9 @@ def recent_transcript(
     """The newest lines of the seat's transcript ``events`` (already what ``actor`` may see), oldest first, within
     ``budget_tokens`` (counted with ``count_tokens``, default ``approx_tokens``)."""
     count = count_tokens or approx_tokens
-    chars = observation.get("characters") or {}
-    names = {cid: str(c.get("name", cid)) for cid, c in chars.items()} if isinstance(chars, Mapping) else {}
-    w = _WORDS.get(language, _WORDS["en"])
-    scenario = observation.get("scenario") or {}
-    setting = scenario.get("setting") if isinstance(scenario, Mapping) else None
     out: list[str] = []
     used = 0
-    for ev in reversed(events):
-        if setting and isinstance(ev, NarrationEvent) and ev.text == setting:
-            continue  # the setting is in the system message already
-        line = _line(ev, actor, names, w)
-        if line is None:
-            continue
+    for line in _transcript_lines(events, actor, observation, language):
         cost = count(line) + 1  # the line break and list marker
         if used + cost > budget_tokens:
             break
@@ -367,17 +375,7 @@ def has_transcript_line(events: Sequence[BaseModel], actor: str, observation: Ma
                         language: str = "ja") -> bool:
     """Whether ``recent_transcript`` would have any line for ``actor`` with an unbounded budget: an empty transcript
     then means lines were left out for the prompt's size, not that nothing has happened yet."""
-    chars = observation.get("characters") or {}
-    names = {cid: str(c.get("name", cid)) for cid, c in chars.items()} if isinstance(chars, Mapping) else {}
-    w = _WORDS.get(language, _WORDS["en"])
-    scenario = observation.get("scenario") or {}
-    setting = scenario.get("setting") if isinstance(scenario, Mapping) else None
-    for ev in reversed(events):
-        if setting and isinstance(ev, NarrationEvent) and ev.text == setting:
-            continue
-        if _line(ev, actor, names, w) is not None:
-            return True
-    return False
+    return next(_transcript_lines(events, actor, observation, language), None) is not None
 
 
 # -- the whole prompt ----------------------------------------------------------------------------------------------
@@ -534,14 +532,12 @@ def build_prompt(
     def table(view: Mapping[str, Any]) -> dict[str, Any]:
         return {**base, **_observation_fields(view), **prefix}
 
-    seen: list[bool] = []  # whether the seat has any transcript line at all (asked once, when one is left empty)
+    @functools.cache
+    def any_line() -> bool:  # whether the seat has any transcript line at all (asked once, when one is left empty)
+        return has_transcript_line(evs, decision.actor, obs, language=language)
 
     def left_out(transcript: list[str]) -> bool:
-        if transcript:
-            return False
-        if not seen:
-            seen.append(has_transcript_line(evs, decision.actor, obs, language=language))
-        return seen[0]
+        return not transcript and any_line()
 
     def render(fields: dict[str, Any], transcript: list[str]) -> tuple[list[str], dict[str, str]]:
         # an empty transcript says whether nothing has happened yet or the lines were left out for the prompt's size

@@ -161,6 +161,10 @@ def test_transcript_keeps_to_its_budget_and_to_the_newest_lines(scenario_path):
         before = build_prompt(d, [], system="bloodberry", role=role_of(s, d.actor), schema=reply_schema(d, say=True),
                               speaks=True, budget_tokens=0, observation=obs)
         assert "まだ何も起きていない" in before.messages[1]["content"] and "省略" not in before.messages[1]["content"]
+        for evs, said in ((events, "(left out to fit the prompt"), ([], "(nothing yet)")):  # the same in English
+            en = build_prompt(d, evs, system="bloodberry", role=role_of(s, d.actor), schema=reply_schema(d, say=True),
+                              speaks=True, budget_tokens=0, observation=obs, language="en")
+            assert en.transcript_lines == 0 and said in en.messages[1]["content"]
         # a prompt whose other parts alone are over max_prompt_tokens still shows the newest lines, within the floor
         tight = build_prompt(d, events, system="bloodberry", role=role_of(s, d.actor), schema=reply_schema(d, say=True),
                              speaks=True, budget_tokens=1000, observation=obs, max_prompt_tokens=10)
