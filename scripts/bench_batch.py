@@ -23,9 +23,10 @@ and die size form one dice pool (op ``pool``), a ``check`` event becomes a compa
 achievement with the check's threshold/target (op ``check``), and a ``state`` event becomes an update of a plain
 dict: ``+= new - old`` when both are integers (life, willpower, wealth, ...), a plain assignment otherwise (op
 ``add``/``set``). ``bare_session`` replays a workload with ``random.Random(seed)``: it rolls the same number of dice
-in the same pool sizes with ``randint`` (as the engine's ``Dice`` does), counts 5s and 6s (achievement; for
-夜狩り人 also the critical — two 6s — and the fumble — two 1s on a failure), compares with the target and applies the
-updates. It does not: make or answer decisions, check options, walk the state machines or the scenario's scenes,
+in the same pool sizes with ``randint`` (as the engine's ``Dice`` does), reads each check's pool against its target
+with the system's own reading (``SystemInfo.report.raw_success``: ブラッドベリー's 5s and 6s, 夜狩り人's as well or two
+6s, 「A」's sum against twice the difficulty with a 1 failing, ラストフラグメント's highest die), counts the successes
+and applies the updates. It does not: make or answer decisions, check options, walk the state machines or the scenario's scenes,
 build or validate events, narrate, keep a log, resolve rules (modifiers, rerolls, reactions, effects). The faces
 differ from the traced session's (fresh rolls), the amount of work is the same. Session i of the bare run replays
 the workload of traced seed ``i % trace_sessions``.
@@ -49,6 +50,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,6 +64,7 @@ from bench import play  # noqa: E402
 
 from agent.scripted import ScriptedAgent  # noqa: E402
 from engine.core import LoadedScenario, Session, load_scenario, systems  # noqa: E402
+from engine.core.report_hooks import count_fives  # noqa: E402
 
 TARGET_SESSIONS_PER_S = 150  # the foundation's target
 DOC = ROOT / "docs" / "benchmarks.md"
@@ -81,6 +84,8 @@ class Workload:
     seed: int
     ops: list[Op]
     decisions: int
+    #: the system's reading of a pool against a target (``ReportHooks.raw_success``)
+    read: Callable[[list[int], int], bool] = count_fives
     dice: int = 0
     pools: int = 0
     checks: int = 0
@@ -118,7 +123,8 @@ def trace_workload(scenario: LoadedScenario, seed: int) -> Workload:
     s.ctx.release()
     ops: list[Op] = []
     last: tuple[str, int] | None = None  # (purpose, sides) of the pool being extended
-    w = Workload(scenario.system.id, seed, ops, s.decisions)
+    report = scenario.system.report
+    w = Workload(scenario.system.id, seed, ops, s.decisions, report.raw_success if report else count_fives)
     for e in s.events:
         t = e.type
         if t == "roll":
@@ -145,21 +151,23 @@ def trace_workload(scenario: LoadedScenario, seed: int) -> Workload:
     return w
 
 
-def bare_bloodberry(ops: list[Op], seed: int) -> dict[str, Any]:
-    """ブラッドベリー by hand: roll the pools, achievement = number of 5s and 6s, success = achievement ≥ threshold."""
+def bare_loop(ops: list[Op], seed: int, read: Callable[[list[int], int], bool]) -> dict[str, Any]:
+    """One session's dice and arithmetic by hand: roll each pool with ``randint`` (as the engine's ``Dice`` does),
+    read the last pool against each check's target with the system's own reading (``read``: its
+    ``ReportHooks.raw_success``, e.g. ブラッドベリー's 5s and 6s against the threshold, 「A」's sum against twice the
+    difficulty, ラストフラグメント's highest die), count the successes, apply the state updates to a plain dict."""
     rng = random.Random(seed)
     randint = rng.randint
     state: dict[str, Any] = {}
-    ach = 0
+    faces: list[int] = []
     successes = 0
     for op in ops:
         kind = op[0]
         if kind == "pool":
             sides = op[2]
             faces = [randint(1, sides) for _ in range(op[1])]
-            ach = sum(1 for f in faces if f >= 5)
         elif kind == "check":
-            if ach >= op[1]:
+            if read(faces, op[1]):
                 successes += 1
         elif kind == "add":
             state[op[1]] = state.get(op[1], 0) + op[2]
@@ -169,53 +177,19 @@ def bare_bloodberry(ops: list[Op], seed: int) -> dict[str, Any]:
     return state
 
 
-def bare_yogaribito(ops: list[Op], seed: int) -> dict[str, Any]:
-    """夜狩り人 by hand: roll the pools, achievement = 5s and 6s, critical = two 6s or more, success = critical or
-    achievement ≥ target, fumble = a failure with two 1s or more."""
-    rng = random.Random(seed)
-    randint = rng.randint
-    state: dict[str, Any] = {}
-    ach = sixes = ones = 0
-    successes = crits = fumbles = 0
-    for op in ops:
-        kind = op[0]
-        if kind == "pool":
-            sides = op[2]
-            faces = [randint(1, sides) for _ in range(op[1])]
-            ach = sum(1 for f in faces if f >= 5)
-            sixes = faces.count(6)
-            ones = faces.count(1)
-        elif kind == "check":
-            crit = sixes >= 2
-            if crit or ach >= op[1]:
-                successes += 1
-                crits += crit
-            elif ones >= 2:
-                fumbles += 1
-        elif kind == "add":
-            state[op[1]] = state.get(op[1], 0) + op[2]
-        else:
-            state[op[1]] = op[2]
-    state["_successes"], state["_crits"], state["_fumbles"] = successes, crits, fumbles
-    return state
-
-
-BARE = {"bloodberry": bare_bloodberry, "yogaribito": bare_yogaribito}
-
-
 def bare_session(w: Workload, seed: int) -> dict[str, Any]:
-    return BARE.get(w.system, bare_bloodberry)(w.ops, seed)
+    return bare_loop(w.ops, seed, w.read)
 
 
 def run_bare(workloads: list[Workload], n: int) -> float:
     """Seconds for n bare sessions (session i replays ``workloads[i % len]`` with seed i)."""
     k = len(workloads)
-    fns = [BARE.get(w.system, bare_bloodberry) for w in workloads]
     ops = [w.ops for w in workloads]
+    reads = [w.read for w in workloads]
     gc.collect()
     t0 = time.perf_counter()
     for i in range(n):
-        fns[i % k](ops[i % k], i)
+        bare_loop(ops[i % k], i, reads[i % k])
     return time.perf_counter() - t0
 
 

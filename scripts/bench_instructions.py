@@ -59,15 +59,14 @@ for seed in range({n}):
 _BARE = """
 import sys
 sys.path.insert(0, {tree!r}); sys.path.insert(0, {scripts!r})
-from bench_batch import trace_workload, BARE, bare_bloodberry
+from bench_batch import trace_workload, bare_session
 from engine.core import load_scenario
 sc = load_scenario({scenario!r})
 ws = [trace_workload(sc, seed) for seed in range(5)]
-fns = [BARE.get(w.system, bare_bloodberry) for w in ws]
 for i in range({warm}):
-    fns[0](ws[0].ops, 1_000_000 + i)
+    bare_session(ws[0], 1_000_000 + i)
 for i in range({n}):
-    fns[i % 5](ws[i % 5].ops, i)
+    bare_session(ws[i % 5], i)
 """
 
 _REFS = re.compile(r"I\s+refs:\s+([\d,]+)")

@@ -11,6 +11,11 @@ None, theoretical probability of the first roll or None, success of the first ro
 the success of the first roll as the dice fell (before luck, rerolls, effects and concessions): the only thing the
 exact probability describes; comparing only rolls nobody touched would be biased (players spend luck and rerolls
 on failures), so the theory is always compared with the raw first roll. Voided checks never reach the hooks.
+
+``raw_success(faces, target)`` is that reading for one roller: the faces as they fell against the check's target
+(the typed line's ``target``), with no modifier, fixed die, reroll or effect. The systems' ``checks`` hooks read
+their raw first roll with it, and ``scripts/bench_batch.py``'s bare loop ("the dice and arithmetic alone") reads
+every pool it rolls with it, so the bare loop of every system does its own system's arithmetic.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ReportHooks", "CheckEntry", "Dice", "generic_checks", "roll_field", "stats_reader"]
+__all__ = ["ReportHooks", "CheckEntry", "Dice", "count_fives", "generic_checks", "roll_field", "stats_reader"]
 
 #: (check key, success or None if the check has no success, theoretical probability of the first roll or None if not
 #: applicable, success of the first roll as rolled or None)
@@ -59,6 +64,11 @@ def stats_reader(stats: tuple[str, ...], where: str) -> Callable[[Mapping[str, A
     return read
 
 
+def count_fives(faces: Sequence[int], target: int) -> bool:
+    """The default raw reading: the number of 5s and 6s (ブラッドベリー's and 夜狩り人's 達成値) reaches the target."""
+    return sum(1 for f in faces if f >= 5) >= target
+
+
 def _no_outcomes(outcome: Mapping[str, Any]) -> dict[str, str]:
     return {}
 
@@ -67,6 +77,8 @@ def _no_outcomes(outcome: Mapping[str, Any]) -> dict[str, str]:
 class ReportHooks:
     #: check event → entries (key, success, theoretical probability, raw success): see the module docstring
     checks: Callable[[str, Sequence[Any], Mapping[str, Any], Dice], list[CheckEntry]] = generic_checks
+    #: one roller's faces as they fell, against the check's target → success (see the module docstring)
+    raw_success: Callable[[Sequence[int], int], bool] = count_fives
     #: resources of a PC worth following (state paths ``<pc>.<stat>``)
     stats: tuple[str, ...] = ()
     #: final values from the end snapshot

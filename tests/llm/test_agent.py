@@ -486,6 +486,25 @@ def test_server_command_is_the_llama_cpp_server(fake_model_package):
     assert cmd[1:] == ["-m", "llama_cpp.server", "--model", str(fake_model_package), "--host", "127.0.0.1", "--port",
                        "8123", "--n_ctx", "4096", "--logits_all", "False", "--cache", "True",
                        "--cache_size", str(1 << 30)]
+    assert server_command(fake_model_package, 8123, cache_mb=256)[-4:] == ["--cache", "True", "--cache_size",
+                                                                           str(256 << 20)]
+    assert server_command(fake_model_package, 8123, cache_mb=0)[-2:] == ["--cache", "False"]
+
+
+def test_server_cache_size_is_checked_and_passed_from_the_cli(fake_model_package, monkeypatch):
+    import agent.local_llm as local_llm
+
+    with pytest.raises(local_llm.LocalLLMError, match="0 MB .none. or more, not -1"):
+        local_llm.server_command(fake_model_package, 8123, cache_mb=-1)
+    seen: list[Any] = []
+
+    def fake_serve(port: Any = None, **kw: Any) -> int:
+        seen.append(kw)
+        return 0
+
+    monkeypatch.setattr(local_llm, "serve", fake_serve)
+    assert main(["llm", "serve", "--cache-mb", "256"]) == 0 and main(["llm", "serve"]) == 0
+    assert seen == [{"cache_mb": 256}, {"cache_mb": 1024}]
 
 
 def test_local_server_starts_answers_and_always_stops(fake_server_script, fake_model_package):
@@ -521,6 +540,7 @@ def test_cli_llm_local_runs_a_session_and_stops_the_server(fake_server_script, f
     real = local_llm.local_server
 
     def fake_local_server(**kw: Any) -> Any:
+        assert kw == {"cache_mb": 128}
         cm = real(command=[sys.executable, str(fake_server_script), "{port}"], gguf=fake_model_package, timeout=20)
 
         class Spy:
@@ -537,7 +557,7 @@ def test_cli_llm_local_runs_a_session_and_stops_the_server(fake_server_script, f
     monkeypatch.setattr(local_llm, "local_server", fake_local_server)
     log = tmp_path / "local.jsonl"
     code = main(["play", str(scenario_path), "--seat", "all=scripted", "--seat", "gm=llm", "--llm", "local", "--seed", "7",
-                 "--log", str(log), "--quiet"])
+                 "--log", str(log), "--quiet", "--llm-cache-mb", "128"])
     err = capsys.readouterr().err
     assert code == 0, err
     # the fake GGUF has no tokenizer: prompt tokens are counted by the SmolLM2 estimate, and that is said once

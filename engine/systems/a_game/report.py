@@ -17,9 +17,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...core.report_hooks import CheckEntry, Dice, ReportHooks
-from .odds import p_first_roll
+from .odds import evaluate, p_first_roll
 
 __all__ = ["REPORT", "check_entries", "element_uses"]
+
+
+def raw_success(faces: Sequence[int], difficulty: int) -> bool:
+    """A roll as it fell, no die fixed (§5.2): a 1 fails it, else the sum succeeds from twice the difficulty."""
+    return evaluate(sum(faces), difficulty, 1 in faces) == "success"
 
 
 def check_entries(check: str, rolls: Sequence[Any], data: Mapping[str, Any], dice: Dice) -> list[CheckEntry]:
@@ -66,6 +71,7 @@ def _available(snap: Mapping[str, Any], pcs: list[str]) -> list[str]:
 
 REPORT = ReportHooks(
     checks=check_entries,
+    raw_success=raw_success,
     # hero points are lost at the game end (§4-5-2): the "end" values are those when the game end began
     end_before_phase="game_end",
     stats=("hp",),

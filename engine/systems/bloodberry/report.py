@@ -9,7 +9,7 @@ from functools import lru_cache
 from math import comb
 from typing import Any
 
-from ...core.report_hooks import CheckEntry, Dice, ReportHooks, generic_checks, roll_field, stats_reader
+from ...core.report_hooks import CheckEntry, Dice, ReportHooks, count_fives, generic_checks, roll_field, stats_reader
 
 __all__ = ["REPORT", "success_probability", "check_entries"]
 
@@ -48,7 +48,7 @@ def check_entries(check: str, rolls: Sequence[Any], data: Mapping[str, Any], dic
         first = dice.get(f"{check}:{who}") or []
         if isinstance(pool, int) and isinstance(thr, int) and pool > 0 and len(first) >= pool \
                 and roll_field(r, "result") != "abandoned":
-            raw = sum(1 for f in first[:pool] if f >= 5) >= thr
+            raw = count_fives(first[:pool], thr)
             out.append((key, s, success_probability(pool, thr), raw))
         else:  # abandoned, not rolled (unopposed), no threshold
             out.append((key, s, None, None))
@@ -83,6 +83,7 @@ def _sublimated(snap: Mapping[str, Any], pcs: list[str]) -> list[str]:
 
 REPORT = ReportHooks(
     checks=check_entries,
+    raw_success=count_fives,  # 達成値: the 5s and 6s, against the threshold
     stats=STATS,
     read_stats=stats_reader(STATS, "abilities"),
     outcomes=_outcomes,

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...core.report_hooks import CheckEntry, Dice, ReportHooks, stats_reader
+from .data import RESULT
 
 __all__ = ["REPORT", "p_success", "p_critical", "p_fumble", "check_entries"]
 
@@ -28,6 +29,12 @@ def p_fumble(n: int) -> float:
     return 0.0 if n <= 0 else 0.25 ** n
 
 
+def raw_success(faces: Sequence[int], target: int = 0) -> bool:
+    """A roll as it fell: the highest die reads the result (1 fumble, 2 failure, 3 success, 4 critical); the check
+    has no target number."""
+    return bool(faces) and RESULT[max(faces)] in ("success", "critical")
+
+
 def check_entries(check: str, rolls: Sequence[Any], data: Mapping[str, Any], dice: Dice) -> list[CheckEntry]:
     """One entry per check, keyed ``<kind> <n>d4``: success, P(success) for n dice, success as rolled; plus the
     critical and fumble rates of the same pool (``critical <n>d4``, ``fumble <n>d4``)."""
@@ -38,7 +45,7 @@ def check_entries(check: str, rolls: Sequence[Any], data: Mapping[str, Any], dic
     if not isinstance(n, int):
         return [(check, None, None, None)]
     top = max(faces) if faces else 0
-    ok = top >= 3
+    ok = raw_success(faces, 0)
     out: list[CheckEntry] = [(f"{check} {n}d4", ok, p_success(n), ok)]
     if n > 0:
         out.append((f"critical {n}d4", top == 4, p_critical(n), top == 4))
@@ -77,6 +84,7 @@ def _effect(path: str, new: Any) -> str | None:
 
 REPORT = ReportHooks(
     checks=check_entries,
+    raw_success=raw_success,
     stats=("hp", "tokens", "abnormality_level"),
     read_stats=stats_reader(("hp", "tokens", "abnormality_level", "bond_count"), "chars"),
     outcomes=_outcomes,

@@ -32,6 +32,11 @@ def success_probability(pool: int, target: int) -> float:
     return total / 6**pool
 
 
+def raw_success(faces: Sequence[int], target: int) -> bool:
+    """A roll as it fell: a critical (two 6s or more) or an achievement (5s and 6s) reaching the target."""
+    return faces.count(6) >= 2 or sum(1 for f in faces if f >= 5) >= target
+
+
 def check_entries(check: str, rolls: Sequence[Any], data: Mapping[str, Any], dice: Dice) -> list[CheckEntry]:
     """A check with one roller (its typed line: pool, target, success); opposed checks, attack results, damage and
     the crit table have none (results, not rolls). The raw first roll comes from ``data["rolls"]`` (every roll
@@ -50,7 +55,7 @@ def check_entries(check: str, rolls: Sequence[Any], data: Mapping[str, Any], dic
     if len(made) != (2 if data.get("luck") == "reroll" else 1) or len(made[0]) != pool:
         return [(check, s, None, None)]
     first = made[0]
-    raw = sum(1 for f in first if f == 6) >= 2 or sum(1 for f in first if f >= 5) >= target
+    raw = raw_success(first, target)
     return [(check, s, success_probability(pool, target), raw)]
 
 
@@ -85,6 +90,7 @@ def _feats(snap: Mapping[str, Any], pcs: list[str]) -> list[str]:
 
 REPORT = ReportHooks(
     checks=check_entries,
+    raw_success=raw_success,
     # scenario end restores every survivor to base: the "end" values are those when the afterplay began
     end_before_phase="afterplay",
     stats=STATS,
