@@ -18,6 +18,7 @@ import functools
 import hashlib
 import json
 import math
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -223,8 +224,9 @@ def default_library() -> PromptLibrary:
 
 
 # -- the decision ----------------------------------------------------------------------------------------------------
-def decision_fields(decision: Decision, schema: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The decision as template fields: kind, rule, prompt, options (id + label), bounds, payload schema, context."""
+def decision_fields(decision: Decision, schema: Mapping[str, Any] | None = None, language: str = "en") -> dict[str, Any]:
+    """The decision as template fields: kind, rule, prompt, options (id + label; a long list's families grouped,
+    ``shown_options``), bounds, payload schema, context."""
     if decision.payload_model is not None:
         shape = "payload"
     elif decision.pick is not None:
@@ -242,13 +244,83 @@ def decision_fields(decision: Decision, schema: Mapping[str, Any] | None = None)
         "rule": decision.rule,
         "prompt": decision.prompt,
         "shape": shape,
-        "options": [{"id": o.id, "label": o.label} for o in decision.options or ()],
+        "options": shown_options([{"id": o.id, "label": o.label} for o in decision.options or ()], language),
         "pick": list(decision.pick) if decision.pick is not None else None,
         "payload_schema_json": _j(payload_schema) if payload_schema is not None else "",
         "context": shown,
         "context_json": _j(shown) if shown else "",
         "speech": decision.speech,
     }
+
+
+#: a list longer than this is shown with its families of options grouped (``shown_options``)
+LONG_OPTIONS = 32
+#: where a label's common part may end (a grouped label is not cut inside a word or a name)
+_LABEL_BOUNDARY = frozenset(" 　「」『』（）()[]【】:：;；、,。・/")
+
+
+def shown_options(options: list[dict[str, str]], language: str = "en") -> list[dict[str, str]]:
+    """A long option list (more than ``LONG_OPTIONS``) with each family shown once: options whose ids differ only
+    in their last ``:`` part and whose labels differ only in one place (「フラグメント「F」を <…> に共有する」 for
+    every character it could go to) become one line, id ``share:F:<…>``, label the common text with ``<…>`` and
+    then each member's id part and its own words; consecutive families with the same members give them once, on
+    the first of their lines. Every legal id can still be read off (the reply schema lists them all);
+    ラストフラグメント's free action offers each fragment to each character, about 30 tokens an option. A shorter
+    list, or an option of no family, is shown as it is."""
+    if len(options) <= LONG_OPTIONS:
+        return options
+    families: dict[str, list[dict[str, str]]] = {}
+    for o in options:
+        head, sep, tail = o["id"].rpartition(":")
+        families.setdefault(head + sep if sep and tail else "\0" + o["id"], []).append(o)
+    lines: list[tuple[dict[str, str], str | None]] = []  # (line, its members' text for a family)
+    for head, members in families.items():
+        fam = _family(head, members) if len(members) >= 3 else None
+        if fam is None:
+            lines.extend((m, None) for m in members)
+        else:
+            lines.append(fam)
+    out: list[dict[str, str]] = []
+    i = 0
+    while i < len(lines):
+        line, parts = lines[i]
+        j = i + 1
+        while parts is not None and j < len(lines) and lines[j][1] == parts:
+            j += 1
+        if parts is None:
+            out.append(line)
+        else:
+            more = j - i - 1
+            same = ("" if not more else f"（下の {more} 行も同じ）" if language == "ja"
+                    else f" (the same in the {more} lines below)")
+            out.append({"id": line["id"], "label": f"{line['label']} — <…>: {parts}{same}"})
+            out.extend(lines[k][0] for k in range(i + 1, j))
+        i = j
+    return out
+
+
+def _family(head: str, members: list[dict[str, str]]) -> tuple[dict[str, str], str] | None:
+    """A family's line (``head<…>``, the labels' common text around ``<…>``) and its members' text, or None when
+    the labels do not differ in one place only, or have so little in common that the line is not a third shorter."""
+    labels = [m["label"] for m in members]
+    pre = os.path.commonprefix(labels)
+    while pre and pre[-1] not in _LABEL_BOUNDARY:
+        pre = pre[:-1]
+    rest = [x[len(pre):] for x in labels]
+    suf = os.path.commonprefix([x[::-1] for x in rest])[::-1]
+    while suf and suf[0] not in _LABEL_BOUNDARY:
+        suf = suf[1:]
+    mids = [x[:len(x) - len(suf)] if suf else x for x in rest]
+    if not (pre or suf) or not all(m.strip() for m in mids):
+        return None
+    parts = []
+    for m, mid in zip(members, mids):
+        tail, mid = m["id"][len(head):], mid.strip()
+        parts.append(f"`{tail}`" if mid == tail else f"`{tail}` {mid}")
+    text = " | ".join(parts)
+    if 3 * (len(head) + len(pre) + len(suf) + len(text)) > 2 * sum(len(m["id"]) + len(m["label"]) for m in members):
+        return None  # not a third shorter: the labels have little in common
+    return {"id": f"{head}<…>", "label": f"{pre}<…>{suf}"}, text
 
 
 # -- the transcript ------------------------------------------------------------------------------------------------
@@ -516,7 +588,7 @@ def build_prompt(
         "actor": decision.actor,
         "rules": "" if capped else rules,
         "compact": capped,
-        "decision": decision_fields(decision, schema),
+        "decision": decision_fields(decision, schema, language),
         "schema_json": _j(schema),
         "speaks": speaks,
         "say_max": int(schema.get("properties", {}).get("say", {}).get("maxLength", 300)),

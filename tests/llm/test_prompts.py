@@ -71,6 +71,12 @@ def render(d: Decision, session: Session, role: str, *, budget: int = 3000, lang
                         language=language, budget_tokens=budget)
 
 
+def _listed(oid: str, user: str) -> bool:
+    """The option's id is in the prompt: as it is, or its family's line (``head:<…>``) lists its last part."""
+    head, _, tail = oid.rpartition(":")
+    return f"`{oid}`" in user or (bool(head) and f"`{head}:<…>`" in user and f"`{tail}`" in user)
+
+
 def _variants(text: str) -> Iterator[str]:
     """A secret as written, as JSON would escape it, and each of its longer lines."""
     yield text
@@ -510,7 +516,7 @@ def test_yogaribito_scripted_session_renders_every_decision_for_its_seat():
             p = render(d, s, role, language=language, system="yogaribito")
             user = p.messages[1]["content"]
             assert p.template_id == f"yogaribito/{role}.md.j2" and d.kind in user and d.prompt in user
-            assert all(f"`{o.id}`" in user for o in d.options or ())
+            assert all(_listed(o.id, user) for o in d.options or ())
             if role != "gm":
                 text = "\n".join(m["content"] for m in p.messages)
                 for secret in secrets:
@@ -682,3 +688,43 @@ def test_the_table_is_lean_by_default_and_whole_on_request(scenario_path):
         assert lean_user.count('"class_skills"') == 1
         assert whole_user.count('"class_skills"') == len(sheets)
         assert len(lean_user) < len(whole_user)
+
+
+def test_a_long_option_list_shows_each_family_once():
+    from agent.prompting import LONG_OPTIONS, shown_options
+
+    names = {"kamoi": "酔客・鴨井", "shashou": "車掌・真壁", "akari": "ベンチの女の子", "ekichou": "常夜駅の駅長"}
+    frags = {f"f{i}": f"欠片{i}" for i in range(9)}
+    opts = [{"id": "none", "label": "何もしない"}]
+    opts += [{"id": f"share:{f}:{c}", "label": f"フラグメント「{fn}」を {cn} に共有する"}
+             for f, fn in frags.items() for c, cn in names.items()]
+    opts += [{"id": "give:0:minato", "label": "「数珠」を 早瀬 湊 に渡す"}]
+    assert len(opts) > LONG_OPTIONS
+    shown = shown_options(opts, "ja")
+    assert shown[0] == opts[0] and shown[-1] == opts[-1]  # no family: as they are
+    families = shown[1:-1]
+    assert [o["id"] for o in families] == [f"share:{f}:<…>" for f in frags]
+    members = " | ".join(f"`{c}` {cn}" for c, cn in names.items())
+    assert families[0]["label"] == f"フラグメント「欠片0」を <…> に共有する — <…>: {members}（下の 8 行も同じ）"
+    assert families[1]["label"] == "フラグメント「欠片1」を <…> に共有する"
+    assert "the same in the 8 lines below" in shown_options(opts, "en")[1]["label"]
+    # every legal id can be read off the lines: the family's head and a listed member
+    for o in opts[1:-1]:
+        head, _, tail = o["id"].rpartition(":")
+        assert any(s["id"] == f"{head}:<…>" for s in families) and f"`{tail}`" in families[0]["label"]
+    # a short list, and a family whose labels differ in more than one place, are shown as they are
+    assert shown_options(opts[:LONG_OPTIONS]) == opts[:LONG_OPTIONS]
+    odd = [{"id": f"x:{i}", "label": f"{i} は {i * 7} に"} for i in range(40)]
+    assert shown_options(odd) == odd
+
+
+def test_long_option_lists_are_grouped_in_the_prompt(scenario_path):
+    from agent.prompting import LONG_OPTIONS
+
+    d = Decision("p1", "pick", "一つ選ぶ", "§0", options=[Option(id=f"go:{i}", label=f"扉 {i} を開ける")
+                                                        for i in range(LONG_OPTIONS + 1)])
+    s = Session(load_scenario(scenario_path), 1)
+    p = build_prompt(d, [], system="bloodberry", role="pc", schema=reply_schema(d, say=False), speaks=False,
+                     observation=s.view(s.pending).observation)
+    user = p.messages[1]["content"]
+    assert "- `go:<…>`: 扉 <…> を開ける — <…>: `0` | `1` |" in user and "`go:5`" not in user

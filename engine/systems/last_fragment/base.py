@@ -133,23 +133,28 @@ class GameBase:
             return []
         return [self.tb.abn[a.id]["drawback"] for a in c.abnormalities if a.id in self.tb.abn]
 
-    def penalty(self, c: Char, ability: str) -> int:
-        """§9.8 HOUSE drawbacks (main phase only): −1 die each."""
-        drawbacks = self.drawbacks(c)
+    def penalty(self, c: Char, ability: str, drawbacks: list[str] | None = None) -> int:
+        """§9.8 HOUSE drawbacks (main phase only): −1 die each (``drawbacks``: ``c``'s, when the caller has them)."""
+        if drawbacks is None:
+            drawbacks = self.drawbacks(c)
         if not drawbacks:
             return 0
         n = 0
-        cat = self.tb.category(ability)
+        mine = f"penalty({self.tb.category(ability)})"
+        daily = self.t.scene_type == "daily"
         for d in drawbacks:
-            if d == f"penalty({cat})" or d == "penalty_all" or (d == "penalty_daily" and self.t.scene_type == "daily"):
+            if d == mine or d == "penalty_all" or (d == "penalty_daily" and daily):
                 n += 1
         return n
 
-    def effective(self, c: Char, designated: str, scene_type: str) -> int:
-        """The dice a check would roll before tokens: the best legal ability, minus drawbacks."""
+    def effective(self, c: Char, designated: str, scene_type: str, drawbacks: list[str] | None = None) -> int:
+        """The dice a check would roll before tokens: the best legal ability, minus drawbacks (``drawbacks``:
+        ``c``'s, when the caller asks for several abilities)."""
+        if drawbacks is None:
+            drawbacks = self.drawbacks(c)
         best = 0
         for a in self.options_for(designated, scene_type):
-            n = self.level(c, a) - self.penalty(c, a)
+            n = self.level(c, a) - (self.penalty(c, a, drawbacks) if drawbacks else 0)
             if n > best:
                 best = n
         return best
@@ -376,7 +381,8 @@ class GameBase:
         return cid in self.t.holders.get(fid, [])
 
     def held(self, cid: str) -> list[str]:
-        return [f.id for f in self.sc.fragments if self.holds(cid, f.id)]
+        holders = self.t.holders  # holds(), for every fragment of the scenario
+        return [f.id for f in self.sc.fragments if cid in holders.get(f.id, ())]
 
     def txt(self, text: str) -> str:
         """A scenario text as this table reads it: ``{pc:<id>}`` becomes the name of the PC in that seat, and

@@ -424,7 +424,8 @@ class ScenesMixin(GameBase):
         if self.secret_held(o, c):
             if o.announced:
                 return self.effective(c, o.announced, st)
-            return min(self.effective(c, a, st) for a in self.legal_abilities(st))
+            drawbacks = self.drawbacks(c)
+            return min(self.effective(c, a, st, drawbacks) for a in self.legal_abilities(st))
         info = self.info.get(o.id)
         if info is not None:
             return self.effective(c, info.designated_ability, st)
@@ -464,7 +465,8 @@ class ScenesMixin(GameBase):
                 designated = o.announced
             else:
                 legal = self.legal_abilities(st)
-                levels = {a: self.effective(c, a, st) for a in legal}
+                drawbacks = self.drawbacks(c)
+                levels = {a: self.effective(c, a, st, drawbacks) for a in legal}
                 pairs = [(a, f"{self.aname(a)}（{c.name} のダイス {levels[a]}）") for a in legal]
                 designated = yield from self.choose(o.id, "sf.designate_ability",
                                                     f"{c.name} があなたを調査する: 指定アビリティを選ぶ", "§7.5 シークレットフラグメント",
@@ -588,7 +590,8 @@ class ScenesMixin(GameBase):
     def bond_check(self, owner: Char, target: Char) -> Gen:
         st = self.t.scene_type
         legal = self.legal_abilities(st)
-        levels = {a: self.effective(owner, a, st) for a in legal}
+        drawbacks = self.drawbacks(owner)
+        levels = {a: self.effective(owner, a, st, drawbacks) for a in legal}
         pairs = [(a, f"{self.aname(a)}（{owner.name} のダイス {levels[a]}）") for a in legal]
         a = yield from self.choose(target.id, "bond.check_designate_ability", f"{owner.name} の絆判定: 指定アビリティを選ぶ",
                                    "§7.4 3 (相手が指定)", pairs,
