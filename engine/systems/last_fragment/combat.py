@@ -6,13 +6,14 @@ climax aftermath and the winner's loot."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ...core import ask
 from ...core.decision import Decision, Label
 from ...core.visibility import GM
 from .base import Gen
-from .scenes import ScenesMixin
+from .scenes import FREE_KEYS, ScenesMixin
 from .state import Char
 
 __all__ = ["CombatMixin"]
@@ -221,17 +222,10 @@ class CombatMixin(ScenesMixin):
         return
         yield  # pragma: no cover
 
-    def free_context(self, c: Char, window: str) -> dict[str, Any]:
-        ctx = super().free_context(c, window)
-        ctx["hp"] = {p.id: p.hp for p in self.t.chars.values()}
-        ctx["max_hp"] = {p.id: p.max_hp for p in self.t.chars.values()}
-        ctx["side"] = {p.id: self.side(p) for p in self.t.chars.values()}
-        ctx["incapacitated"] = [p.id for p in self.t.chars.values() if p.incapacitated]
-        ctx["withdrawn"] = [p.id for p in self.t.chars.values() if p.withdrawn]
-        ctx["darts"] = self.dart_kinds(c, window)
-        if self.timing_options(c, window):
-            ctx["skill_kinds"] = {s: self.tb.skills[s].kind for s in c.skills if s in self.tb.skills}
-        return ctx
+    def free_keys(self, c: Char, window: str) -> Mapping[str, Callable[..., Any]]:
+        """The scenes' keys, every character's HP, side and state, the darts, and in a window with timed skills
+        their kinds."""
+        return _FREE_KEYS_TIMED if self.timing_options(c, window) else _FREE_KEYS
 
     def side(self, p: Char) -> str:
         return "pc" if p.is_pc else "enemy" if (p.kind == "enemy" or p.combatant) else "npc"
@@ -461,3 +455,19 @@ class CombatMixin(ScenesMixin):
                 old = list(self.t.holders[x])
                 self.t.holders[x] = [h for h in old if h != lid]
                 self.ctx.state(f"fragments.{x}.holders", old, list(self.t.holders[x]), "AMB-28 move", to=old)
+
+
+#: the climax's free-action context (``free_keys``): key → function of (game, character, window)
+_FREE_KEYS: dict[str, Callable[..., Any]] = {
+    **FREE_KEYS,
+    "hp": lambda g, c, w: {p.id: p.hp for p in g.t.chars.values()},
+    "max_hp": lambda g, c, w: {p.id: p.max_hp for p in g.t.chars.values()},
+    "side": lambda g, c, w: {p.id: g.side(p) for p in g.t.chars.values()},
+    "incapacitated": lambda g, c, w: [p.id for p in g.t.chars.values() if p.incapacitated],
+    "withdrawn": lambda g, c, w: [p.id for p in g.t.chars.values() if p.withdrawn],
+    "darts": lambda g, c, w: g.dart_kinds(c, w),
+}
+_FREE_KEYS_TIMED: dict[str, Callable[..., Any]] = {
+    **_FREE_KEYS,
+    "skill_kinds": lambda g, c, w: {s: g.tb.skills[s].kind for s in c.skills if s in g.tb.skills},
+}

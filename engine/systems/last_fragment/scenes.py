@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
-from ...core.decision import Label
+from ...core.decision import Label, LazyContext
 from ...core.visibility import GM
 from .base import Gen, GameBase
 from .conditions import evaluate
@@ -678,11 +678,15 @@ class ScenesMixin(GameBase):
                 return
             yield from self.do_free(c, ch)
 
-    def free_context(self, c: Char, window: str) -> dict[str, Any]:
-        return {"window": window, "phase": self.t.phase, "pcs": [p.id for p in self.t.pcs()],
-                "secret_fragments": [f for f in self.held(c.id) if f in self.secret_ids],
-                "cooperative": [f for f in c.secrets if self.frag[f].cooperative],
-                "abnormality_level": c.abnormality_level}
+    def free_context(self, c: Char, window: str) -> Mapping[str, Any]:
+        """A free-action window's context, each key built when someone reads it (a scripted seat reads two or three;
+        ``free_keys``)."""
+        # the window is a plain value (readable after the answer too); its key stays first, where the table puts it
+        return LazyContext(self.free_keys(c, window), {"window": window}, (self, c, window))
+
+    def free_keys(self, c: Char, window: str) -> Mapping[str, Callable[..., Any]]:
+        """The keys of ``free_context`` after ``window``: key → function of (game, character, window)."""
+        return FREE_KEYS
 
     def do_free(self, c: Char, ch: str) -> Gen:
         parts = ch.split(":")
@@ -771,6 +775,17 @@ class ScenesMixin(GameBase):
 
 
 # the free actions' labels, made when someone reads them (``functools.partial`` of these: cheap to make, typed)
+#: a free-action window's context (``free_context``), key by key, in the order it is shown
+FREE_KEYS: dict[str, Callable[..., Any]] = {
+    "window": lambda g, c, w: w,
+    "phase": lambda g, c, w: g.t.phase,
+    "pcs": lambda g, c, w: [p.id for p in g.t.pcs()],
+    "secret_fragments": lambda g, c, w: [f for f in g.held(c.id) if f in g.secret_ids],
+    "cooperative": lambda g, c, w: [f for f in c.secrets if g.frag[f].cooperative],
+    "abnormality_level": lambda g, c, w: c.abnormality_level,
+}
+
+
 def _share_all_label(fname: Callable[[str], str], fid: str) -> str:
     return f"フラグメント「{fname(fid)}」を持っていない PC 全員に共有する"
 
