@@ -13,12 +13,15 @@ cooperation, hero points or usage counting (§5.3).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...core import ask
+from ...core.decision import Label
 from ...core.events import CheckRoll
 from .base import Gen, approve, cat_name, cats_text
 from .data import (
@@ -417,9 +420,9 @@ class ChecksMixin(ElementsMixin):
         for _ in range(MAX_TEMPORARY_PROPOSALS):
             if len(side.temps) >= self.temp_cap(side):
                 return
-            pairs: list[tuple[str, str]] = [("none", "一時成功要素を出さない")]
+            pairs: list[tuple[str, Label]] = [("none", "一時成功要素を出さない")]
             legal = [h for h in hints if self._temp_problem(side, h.text) is None]
-            pairs += [(f"hint:{h.id}", f"{bracketed(h.text)}（{cats_text(h.categories)}）") for h in legal]
+            pairs += [(f"hint:{h.id}", partial(_hint_label, h.text, h.categories)) for h in legal]
             pairs.append(("new", "一時成功要素を考えて出す（自由記入）"))
             context = {"category": rec.category, "approved": list(side.temps), "cap": self.temp_cap(side),
                        "hints": {f"hint:{h.id}": {"text": h.text, "categories": list(h.categories)} for h in legal},
@@ -847,3 +850,7 @@ def _reverse_check(p: BaseModel) -> str | None:
         if len(t.strip()) > 30:
             return f"{t[:20]!r}…: a reverse element has at most 30 characters"
     return None
+
+
+def _hint_label(text: str, cats: Sequence[str]) -> str:
+    return f"{bracketed(text)}（{cats_text(cats)}）"

@@ -12,6 +12,7 @@ everyone in the next game (§7.11), and PLs may un-realize elements with a chang
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cached_property, partial
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,6 +27,7 @@ from .data import (
 )
 from .names import bracketed, form_problem, length, meaningless, normalize, similar, universal
 from .scenario import Category
+from ...core.decision import Label
 from .state import Character, Element
 
 __all__ = ["ElementsMixin", "NewElement", "MAX_PROPOSALS_PER_WINDOW"]
@@ -78,7 +80,9 @@ class ElementsMixin(GameBase):
 
     def precheck(self, c: Character, name: str) -> str | None:
         """``duplicate``, ``banned`` or ``blacklisted`` (§7.7), else None."""
-        key = normalize(name)
+        return self._precheck_key(c, normalize(name))
+
+    def _precheck_key(self, c: Character, key: str) -> str | None:
         if c.by_key(key) is not None:
             return "duplicate"
         if self.cfg.banned_name_blocks_registration and key in self.t.banned:
@@ -119,12 +123,16 @@ class ElementsMixin(GameBase):
         """The suggestions the PL may propose now: legal for the engine, and not already refused by the SD this game
         (a suggestion is a convenience; a refused one is not offered again)."""
         refused = self.refused_names.get(c.id, set())
-        out = []
-        for i, (name, cats) in enumerate(self.suggestions()):
-            if (self.precheck(c, name) is None and form_problem(name, self.cfg.element_max_len) is None
-                    and normalize(name) not in refused):
-                out.append((i, name, cats))
-        return out
+        return [(i, name, cats) for i, name, cats, key in self._suggested
+                if key not in refused and self._precheck_key(c, key) is None]
+
+    @cached_property
+    def _suggested(self) -> list[tuple[int, str, list[str], str]]:
+        """The suggestions whose form is legal, with their index and normalized key: the scenario's and the
+        config's, the same all session."""
+        limit = self.cfg.element_max_len
+        return [(i, name, cats, normalize(name)) for i, (name, cats) in enumerate(self.suggestions())
+                if form_problem(name, limit) is None]
 
     # -- one polling point (D03 / D32) ---------------------------------------------------------------------------
     def registration_point(self, c: Character, window: str, *, category: str | None = None,
@@ -133,8 +141,8 @@ class ElementsMixin(GameBase):
         if self.registration_block(c, window) is not None:
             return "none"
         legal = self._legal_suggestions(c)
-        pairs: list[tuple[str, str]] = [("none", "作成しない")]
-        pairs += [(f"suggest:{i}", f"候補 {bracketed(name)}（{cats_text(cats)}）を提案する") for i, name, cats in legal]
+        pairs: list[tuple[str, Label]] = [("none", "作成しない")]
+        pairs += [(f"suggest:{i}", partial(_suggest_label, name, cats)) for i, name, cats in legal]
         pairs.append(("new", "新しい成功要素を考えて提案する（自由記入）"))
         usable = self.usable_elements(c)
         context: dict[str, Any] = {
@@ -272,8 +280,8 @@ class ElementsMixin(GameBase):
         entries = [(c, e) for c in self.t.pcs() for e in c.elements]
         if not entries:
             return
-        pairs = [(f"{c.id}:{e.id}", f"{c.name} の {bracketed(e.name)}（分野 {cats_text(e.categories)}、使用 {e.usage} 回、"
-                                    f"使った判定 {cats_text(e.used_in) or 'なし'}）") for c, e in entries]
+        pairs: list[tuple[str, Label]] = [(f"{c.id}:{e.id}", partial(_review_label, c.name, e.name, e.categories, e.usage,
+                                                                     e.used_in)) for c, e in entries]
         context = {"elements": {f"{c.id}:{e.id}": {"name": e.name, "categories": list(e.categories),
                                                   "used_in": list(e.used_in), "usage": e.usage}
                                 for c, e in entries},
@@ -356,3 +364,11 @@ class ElementsMixin(GameBase):
 
     def category_label(self, cat: str) -> str:
         return f"{cat_name(cat)}（{cat}）"
+
+
+def _suggest_label(name: str, cats: Sequence[str]) -> str:
+    return f"候補 {bracketed(name)}（{cats_text(cats)}）を提案する"
+
+
+def _review_label(who: str, name: str, cats: Sequence[str], usage: int, used_in: Sequence[str]) -> str:
+    return f"{who} の {bracketed(name)}（分野 {cats_text(cats)}、使用 {usage} 回、使った判定 {cats_text(used_in) or 'なし'}）"
