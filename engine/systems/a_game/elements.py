@@ -82,8 +82,9 @@ class ElementsMixin(GameBase):
         """``duplicate``, ``banned`` or ``blacklisted`` (§7.7), else None."""
         return self._precheck_key(c, normalize(name))
 
-    def _precheck_key(self, c: Character, key: str) -> str | None:
-        if c.by_key(key) is not None:
+    def _precheck_key(self, c: Character, key: str, held: set[str] | None = None) -> str | None:
+        """``precheck`` of a normalized name (``held``: the keys of ``c``'s elements, when the caller has them)."""
+        if (key in held) if held is not None else (c.by_key(key) is not None):
             return "duplicate"
         if self.cfg.banned_name_blocks_registration and key in self.t.banned:
             return "banned"
@@ -123,8 +124,9 @@ class ElementsMixin(GameBase):
         """The suggestions the PL may propose now: legal for the engine, and not already refused by the SD this game
         (a suggestion is a convenience; a refused one is not offered again)."""
         refused = self.refused_names.get(c.id, set())
+        held = {e.key for e in c.elements}
         return [(i, name, cats) for i, name, cats, key in self._suggested
-                if key not in refused and self._precheck_key(c, key) is None]
+                if key not in refused and self._precheck_key(c, key, held) is None]
 
     @cached_property
     def _suggested(self) -> list[tuple[int, str, list[str], str]]:

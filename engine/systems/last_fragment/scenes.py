@@ -616,11 +616,12 @@ class ScenesMixin(GameBase):
         fname = self.fname
         iname = self.iname
         holders = self.t.holders
+        receivers = [p for p in here if not p.withdrawn]
         for fid in self.held(c.id):
             if fid in c.secrets:  # the original holder reveals its secret by coming out (§7.5)
                 continue
             have = holders.get(fid, ())
-            lacking = [p for p in here if p.id not in have and not p.withdrawn]
+            lacking = [p for p in receivers if p.id not in have]
             if not lacking:
                 continue
             if any(p.is_pc for p in lacking):
