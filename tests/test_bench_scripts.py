@@ -115,3 +115,29 @@ def test_prompt_tokens_reads_the_cassettes_by_role(pt):
     assert "curse" in recorded["test_whole_session_with_llm_gm_npcs_and_curse"]
     for system in ("a_game", "bloodberry", "last_fragment", "yogaribito"):  # every role has recorded usage
         assert set(recorded[f"test_every_seat_decision_kind_against_the_recorded_model[{system}-pc]"]) == {"pc"}
+
+
+def test_bare_loop_reads_each_systems_own_dice(bb):
+    """The bare loop reads a check with the system's ``raw_success`` (no system named in the script)."""
+    from engine.core import load_scenario, systems
+
+    for info in systems():
+        w = bb.trace_workload(load_scenario(info.sample_scenarios[0]), 0)
+        assert w.read is info.report.raw_success, info.id
+    read = {info.id: info.report.raw_success for info in systems()}
+    assert read["bloodberry"]([5, 6, 1], 2) and not read["bloodberry"]([5, 4, 1], 2)
+    assert read["yogaribito"]([6, 6, 1], 5) and not read["yogaribito"]([5, 4, 1], 2)
+    assert read["a_game"]([6, 6], 6) and not read["a_game"]([6, 6, 1], 2) and not read["a_game"]([3, 4], 4)
+    assert read["last_fragment"]([1, 3]) and not read["last_fragment"]([2, 2]) and not read["last_fragment"]([])
+
+
+def test_server_bench_interleaves_cassettes_and_edits_the_command():
+    sb = _script("bench_server")
+    a, b = [{"r": f"a{i}"} for i in range(3)], [{"r": f"b{i}"} for i in range(1)]
+    assert [x["r"] for x in sb.interleaved([a, b], 10)] == ["a0", "b0", "a1", "a2"]
+    assert [x["r"] for x in sb.interleaved([a, b], 3)] == ["a0", "b0", "a1"]
+    cmd = ["py", "-m", "llama_cpp.server", "--cache_size", "1", "--logits_all", "False"]
+    assert sb.edited(cmd, ["--cache_size=2", "--logits_all=DEL", "--n_threads=2"]) == \
+        ["py", "-m", "llama_cpp.server", "--cache_size", "2", "--n_threads", "2"]
+    with pytest.raises(SystemExit, match="--flag=value"):
+        sb.edited(cmd, ["--n_threads"])
