@@ -99,7 +99,8 @@ def main(argv: list[str] | None = None) -> int:
                 except OSError:
                     if server.poll() is not None:
                         out.seek(0)
-                        raise SystemExit(f"bench_server: the server exited: {out.read()[-2000:].decode(errors='replace')}")
+                        raise SystemExit("bench_server: the server exited: "
+                                         + out.read()[-2000:].decode(errors="replace")) from None
                     time.sleep(0.5)
             replies = hashlib.sha256()
             tokens = 0
