@@ -9,8 +9,9 @@ and whether the replies stay the same.
 It starts a fresh server with ``agent.local_llm.server_command`` (the command `trpg llm serve` runs; ``--cache-mb`` as
 that command's), sends the first ``n`` recorded requests one at a time (several cassettes take turns, request by
 request, as the seats of one table do), and prints the wall time per call, the prompt tokens the server counted,
-the server's peak resident set (``VmHWM``) and a hash of the replies: two runs with the same hash gave byte-identical
-replies, so a flag that keeps the hash keeps the cassettes valid. Needs the local-llm extra (``pip install -e
+the server's peak resident set (``VmHWM``), a hash of the replies (two runs with the same hash gave byte-identical
+replies) and how many replies are the ones the cassettes recorded: a flag that keeps them keeps the cassettes
+valid. Needs the local-llm extra (``pip install -e
 '.[local-llm]'``). Run on purpose, never from the tests (the smoke test checks the request order and the command).
 """
 
@@ -20,9 +21,7 @@ import argparse
 import hashlib
 import json
 import shlex
-import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -31,7 +30,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agent.local_llm import DEFAULT_CACHE_MB, HOST, find_gguf, free_port, server_command  # noqa: E402
+from agent.local_llm import DEFAULT_CACHE_MB, LocalLLMError, LocalServer, find_gguf, free_port, server_command  # noqa: E402
 
 
 def interleaved(cassettes: list[list[dict[str, Any]]], n: int) -> list[dict[str, Any]]:
@@ -71,6 +70,14 @@ def _interactions(path: Path) -> list[dict[str, Any]]:
     return list(yaml.load(path.read_text(encoding="utf-8"), Loader=loader).get("interactions") or [])
 
 
+def _recorded(it: dict[str, Any]) -> str | None:
+    """The reply the cassette recorded for this request."""
+    try:
+        return str(json.loads(it["response"]["body"]["string"])["choices"][0]["message"]["content"])
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None
+
+
 def _peak(pid: int) -> str:
     status = Path(f"/proc/{pid}/status").read_text()
     return next((line.split(None, 1)[1].strip() for line in status.splitlines() if line.startswith("VmHWM")), "?")
@@ -88,41 +95,33 @@ def main(argv: list[str] | None = None) -> int:
     port = args.port or free_port()
     cmd = edited(server_command(find_gguf(), port, cache_mb=args.cache_mb), args.server_arg)
     print(shlex.join(cmd[1:]), flush=True)
-    with tempfile.TemporaryFile() as out:
-        server = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
-        try:
-            base = f"http://{HOST}:{port}/v1"
-            for _ in range(240):
-                try:
-                    urllib.request.urlopen(f"{base}/models", timeout=2).close()
-                    break
-                except OSError:
-                    if server.poll() is not None:
-                        out.seek(0)
-                        raise SystemExit("bench_server: the server exited: "
-                                         + out.read()[-2000:].decode(errors="replace")) from None
-                    time.sleep(0.5)
-            replies = hashlib.sha256()
-            tokens = 0
-            t0 = time.perf_counter()
-            for it in requests:
-                req = urllib.request.Request(f"{base}/chat/completions", data=it["request"]["body"].encode("utf-8"),
-                                             headers={"Content-Type": "application/json"})
-                with urllib.request.urlopen(req, timeout=900) as r:
-                    reply = json.loads(r.read())
-                replies.update(reply["choices"][0]["message"]["content"].encode("utf-8"))
-                tokens += int((reply.get("usage") or {}).get("prompt_tokens") or 0)
-            wall = time.perf_counter() - t0
-            peak = _peak(server.pid)
-        finally:
-            server.terminate()
-            try:
-                server.wait(10)
-            except subprocess.TimeoutExpired:
-                server.kill()
+    server = LocalServer(cmd, port, "local")
+    server.start()
+    try:
+        server.wait_ready(120)
+        assert server.process is not None
+        replies = hashlib.sha256()
+        tokens = same = 0
+        t0 = time.perf_counter()
+        for it in requests:
+            req = urllib.request.Request(f"{server.base_url}/chat/completions",
+                                         data=it["request"]["body"].encode("utf-8"),
+                                         headers={"Content-Type": "application/json"})
+            with urllib.request.urlopen(req, timeout=900) as r:
+                reply = json.loads(r.read())
+            text = reply["choices"][0]["message"]["content"]
+            replies.update(text.encode("utf-8"))
+            same += text == _recorded(it)
+            tokens += int((reply.get("usage") or {}).get("prompt_tokens") or 0)
+        wall = time.perf_counter() - t0
+        peak = _peak(server.process.pid)
+    except LocalLLMError as e:
+        raise SystemExit(f"bench_server: {e}") from None
+    finally:
+        server.stop()
     n = len(requests)
     print(f"{n} requests: {wall / max(n, 1):.2f} s a call, {tokens / max(n, 1):.0f} prompt tokens a call, "
-          f"server peak RSS {peak}, replies {replies.hexdigest()[:16]}")
+          f"server peak RSS {peak}, replies {replies.hexdigest()[:16]} ({same} of {n} as recorded)")
     return 0
 
 
