@@ -874,15 +874,20 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
 
 def cmd_llm_serve(args: argparse.Namespace) -> int:
-    from .local_llm import LocalLLMError, serve
+    from .local_llm import DEFAULT_CACHE_MB, LocalLLMError, serve
 
     try:
-        return serve(args.port, cache_mb=args.cache_mb)
+        return serve(args.port, cache_mb=DEFAULT_CACHE_MB if args.cache_mb is None else args.cache_mb)
     except LocalLLMError as e:
         raise CLIError(str(e)) from None
 
 
 # -- the parser --------------------------------------------------------------------------------------------------
+#: ``agent.local_llm.DEFAULT_CACHE_MB`` as the help text says it (that module is imported only when a server starts;
+#: a test keeps the two equal)
+_CACHE_MB_HELP = 1024
+
+
 def _cache_mb(text: str) -> int:
     try:
         n = int(text)
@@ -917,8 +922,8 @@ def _llm_flags(s: argparse.ArgumentParser) -> None:
     g.add_argument("--llm-max-prompt", type=int, metavar="TOKENS", help="compact prompts larger than this (tokens, "
                    "as for --llm-budget) for small context windows (default: no limit; 2600 with --llm local)")
     g.add_argument("--llm-cache-mb", type=_cache_mb, metavar="MB", help="with --llm local: the local server's prompt "
-                   "cache (default 1024: about 3.5 GB resident with four LLM seats; 256: about 1.5 GB, a quarter "
-                   "slower; 0: none)")
+                   f"cache (default {_CACHE_MB_HELP}: about 3.5 GB resident with four LLM seats; 256: about 1.5 GB, "
+                   "a quarter slower; 0: none)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -982,8 +987,9 @@ def build_parser() -> argparse.ArgumentParser:
     llm_sub.required = True
     t = llm_sub.add_parser("serve", help="serve the local SmolLM2 model (llama.cpp) on 127.0.0.1 until Ctrl-C")
     t.add_argument("--port", type=int, help="port (default: a free one)")
-    t.add_argument("--cache-mb", type=_cache_mb, default=1024, metavar="MB", help="the prompt cache (default 1024: "
-                   "about 3.5 GB resident with four seats' prompts; 256: about 1.5 GB, a quarter slower; 0: none)")
+    t.add_argument("--cache-mb", type=_cache_mb, metavar="MB", help="the prompt cache "
+                   f"(default {_CACHE_MB_HELP}: about 3.5 GB resident with four seats' prompts; 256: about 1.5 GB, a "
+                   "quarter slower; 0: none)")
     t.set_defaults(func=cmd_llm_serve)
 
     s = sub.add_parser("replay", help="render a log as a transcript, or verify it by replaying")

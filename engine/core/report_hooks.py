@@ -65,7 +65,8 @@ def stats_reader(stats: tuple[str, ...], where: str) -> Callable[[Mapping[str, A
 
 
 def count_fives(faces: Sequence[int], target: int) -> bool:
-    """The default raw reading: the number of 5s and 6s (ブラッドベリー's and 夜狩り人's 達成値) reaches the target."""
+    """The default raw reading: the number of 5s and 6s reaches the target (ブラッドベリー's 達成値, its spec's §5.1;
+    夜狩り人's achievement, its §5.2, before the critical)."""
     return sum(1 for f in faces if f >= 5) >= target
 
 

@@ -504,7 +504,10 @@ def test_server_cache_size_is_checked_and_passed_from_the_cli(fake_model_package
 
     monkeypatch.setattr(local_llm, "serve", fake_serve)
     assert main(["llm", "serve", "--cache-mb", "256"]) == 0 and main(["llm", "serve"]) == 0
-    assert seen == [{"cache_mb": 256}, {"cache_mb": 1024}]
+    assert seen == [{"cache_mb": 256}, {"cache_mb": local_llm.DEFAULT_CACHE_MB}]
+    from agent.cli import _CACHE_MB_HELP
+
+    assert _CACHE_MB_HELP == local_llm.DEFAULT_CACHE_MB  # what the help says is the default
 
 
 def test_local_server_starts_answers_and_always_stops(fake_server_script, fake_model_package):

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ...core.decision import Label
 from .base import GameBase, Gen, approve, cat_name, cats_text
 from .data import (
     CATEGORY_IDS,
@@ -27,7 +28,6 @@ from .data import (
 )
 from .names import bracketed, form_problem, length, meaningless, normalize, similar, universal
 from .scenario import Category
-from ...core.decision import Label
 from .state import Character, Element
 
 __all__ = ["ElementsMixin", "NewElement", "MAX_PROPOSALS_PER_WINDOW"]

@@ -83,7 +83,7 @@ def _sublimated(snap: Mapping[str, Any], pcs: list[str]) -> list[str]:
 
 REPORT = ReportHooks(
     checks=check_entries,
-    raw_success=count_fives,  # 達成値: the 5s and 6s, against the threshold
+    raw_success=count_fives,  # §5.1 達成値: the 5s and 6s, against the threshold
     stats=STATS,
     read_stats=stats_reader(STATS, "abilities"),
     outcomes=_outcomes,

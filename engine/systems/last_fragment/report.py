@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...core.report_hooks import CheckEntry, Dice, ReportHooks, stats_reader
+from .base import SUCCESS
 from .data import RESULT
 
 __all__ = ["REPORT", "p_success", "p_critical", "p_fumble", "check_entries"]
@@ -30,9 +31,9 @@ def p_fumble(n: int) -> float:
 
 
 def raw_success(faces: Sequence[int], target: int = 0) -> bool:
-    """A roll as it fell: the highest die reads the result (1 fumble, 2 failure, 3 success, 4 critical); the check
-    has no target number."""
-    return bool(faces) and RESULT[max(faces)] in ("success", "critical")
+    """A roll as it fell (§5.1): the highest die reads the result (1 fumble, 2 failure, 3 success, 4 critical); the
+    check has no target number."""
+    return bool(faces) and RESULT[max(faces)] in SUCCESS
 
 
 def check_entries(check: str, rolls: Sequence[Any], data: Mapping[str, Any], dice: Dice) -> list[CheckEntry]:

@@ -775,7 +775,6 @@ class ScenesMixin(GameBase):
     last_id: str
 
 
-# the free actions' labels, made when someone reads them (``functools.partial`` of these: cheap to make, typed)
 #: a free-action window's context (``free_context``), key by key, in the order it is shown
 FREE_KEYS: dict[str, Callable[..., Any]] = {
     "window": lambda g, c, w: w,
@@ -787,6 +786,7 @@ FREE_KEYS: dict[str, Callable[..., Any]] = {
 }
 
 
+# the free actions' labels, made when someone reads them (``functools.partial`` of these: cheap to make, typed)
 def _share_all_label(fname: Callable[[str], str], fid: str) -> str:
     return f"フラグメント「{fname(fid)}」を持っていない PC 全員に共有する"
 

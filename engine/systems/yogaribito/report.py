@@ -33,7 +33,8 @@ def success_probability(pool: int, target: int) -> float:
 
 
 def raw_success(faces: Sequence[int], target: int) -> bool:
-    """A roll as it fell: a critical (two 6s or more) or an achievement (5s and 6s) reaching the target."""
+    """A roll as it fell (§5.2 step 3): a critical (two 6s or more) or an achievement (5s and 6s) reaching the
+    target."""
     return faces.count(6) >= 2 or sum(1 for f in faces if f >= 5) >= target
 
 
