@@ -145,10 +145,8 @@ def config_overrides(base: Mapping[str, Any], drawn: Mapping[str, Any]) -> dict[
 
 def scenario_config(scenario: Any) -> dict[str, Any]:
     """The rule options a scenario plays with when nothing overrides them (its ``config:`` over the defaults)."""
-    model = scenario.system.config_model
-    own = getattr(scenario.model, "config", None)
-    merged = own.model_dump() if isinstance(own, BaseModel) else dict(own or {})
-    return model.model_validate(merged).model_dump()
+    info = scenario.system
+    return info.config_model.model_validate(info.scenario_options(scenario.model)).model_dump()
 
 
 def draw_config(scenario: Any, rng: random.Random, *, p_default: float = 0.25,

@@ -56,6 +56,16 @@ class SystemInfo:
     #: the story hooks (``engine.core.story.StoryHooks``): how the system's checks read as dice lines, which state
     #: changes a player is told in words, scene headings, ending words, the compact sheet; None: the generic story
     story: Any = None
+    #: the rule options a scenario file sets, read off its model: model → the flags it sets (a subset of
+    #: ``config_model``'s); None: the model's ``config`` field (a mapping or a config model). A system whose files
+    #: name that field otherwise (ラストフラグメント's ``config_overrides``, its spec's Appendix B.1) says how here
+    scenario_config: Callable[[Any], Mapping[str, Any]] | None = None
+
+    def scenario_options(self, model: Any) -> dict[str, Any]:
+        """The rule options the scenario ``model`` sets (before a session's ``--config`` overrides): what every
+        session of it starts from."""
+        own = self.scenario_config(model) if self.scenario_config is not None else getattr(model, "config", None)
+        return own.model_dump() if isinstance(own, BaseModel) else dict(own or {})
 
     @property
     def reaction_kinds(self) -> frozenset[str]:

@@ -334,8 +334,7 @@ class Session:
 
     # -- config ------------------------------------------------------------------------------------------------
     def _build_config(self) -> Any:
-        base = getattr(self.scenario.model, "config", None)
-        merged: dict[str, Any] = base.model_dump() if isinstance(base, BaseModel) else dict(base or {})
+        merged = self.system.scenario_options(self.scenario.model)
         merged.update(self.config_overrides)
         return self.system.config_model.model_validate(merged)
 

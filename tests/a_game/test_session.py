@@ -290,3 +290,13 @@ def test_the_end_event_logs_the_campaign_digest_and_a_replay_rebuilds_it(tmp_pat
     out = tmp_path / "camp.yaml"
     assert main(["replay", str(log), "--campaign", str(out)]) == 0
     assert yaml.safe_load(out.read_text(encoding="utf-8")) == camp
+
+
+def test_a_session_whose_flags_the_scenario_cannot_be_played_with_is_refused():
+    """The scenario is checked with its own ``config`` when it is loaded; a session with other flags is checked again
+    (here §9.10 turn_chart=custom, which needs the scenario's own turn chart)."""
+    sc = load_scenario(HIKARI)
+    with pytest.raises(ValueError, match=r"hikari_no_ato.yaml: not playable with this configuration: turn_chart: "
+                                         r"config turn_chart=custom needs the scenario's turn_chart"):
+        Session(sc, 0, config={"turn_chart": "custom"})
+    assert Session(sc, 0, config={"turn_chart": sc.system.config_model().turn_chart}).pending is not None

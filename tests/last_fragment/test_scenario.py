@@ -76,3 +76,31 @@ def test_conditions_text_and_mapping_are_the_same_tree():
         parse_condition("teleported(s1)")
     with pytest.raises(ValueError, match="expected"):
         parse_condition("visited(s1")
+
+
+def test_the_scenario_files_config_overrides_reach_its_sessions(tmp_path):
+    """Appendix B.1: a scenario's rule flags are its ``config_overrides``; every session of it starts from them, and a
+    session's own ``--config`` goes over them."""
+    from engine.core import Session
+
+    raw = yaml.safe_load((ROOT / "scenarios" / "last_fragment" / "shuuden_no_mukou.yaml").read_text(encoding="utf-8"))
+    raw["config_overrides"] = {"max_combat_rounds": 3, "inventory_max": 4}
+    p = tmp_path / "flags.yaml"
+    p.write_text(yaml.safe_dump(raw, allow_unicode=True), encoding="utf-8")
+    sc = load_scenario(p)
+    assert sc.system.scenario_options(sc.model) == {"max_combat_rounds": 3, "inventory_max": 4}
+    cfg = Session(sc, 0).config
+    assert (cfg.max_combat_rounds, cfg.inventory_max) == (3, 4)
+    cfg = Session(sc, 0, config={"max_combat_rounds": 5}).config
+    assert (cfg.max_combat_rounds, cfg.inventory_max) == (5, 4)
+
+
+def test_a_session_whose_flags_the_scenario_cannot_be_played_with_is_refused():
+    """The scenario is checked with its own flags when it is loaded; a session with other flags is checked again."""
+    from engine.core import Session
+
+    sc = load_scenario(ROOT / "scenarios" / "last_fragment" / "shuuden_no_mukou.yaml")
+    with pytest.raises(ValueError, match=r"shuuden_no_mukou.yaml: not playable with this configuration: "
+                                         r"scenes\.s1_platform\.time: investigation_limit_mode=scene_time"):
+        Session(sc, 0, config={"investigation_limit_mode": "scene_time"})
+    Session(sc, 0, config={"investigation_limit_mode": sc.system.config_model().investigation_limit_mode})

@@ -63,7 +63,9 @@ class AGame(ScenesMixin):
         self.ctx = ctx
         self.cfg: AGameConfig = ctx.config
         self.sc: AGameScenario = ctx.scenario.model
-        problems = scenario_problems(self.sc, self.cfg)
+        # the scenario was checked with its own flags when it was loaded (its model's validator); a session with
+        # other flags (--config) is checked again
+        problems = [] if self.cfg == AGameConfig(**self.sc.config) else scenario_problems(self.sc, self.cfg)
         if problems:  # a --config override the scenario cannot be played with
             raise ValueError(f"{ctx.scenario.path}: not playable with this configuration: " + "; ".join(problems))
         self.t = Table()

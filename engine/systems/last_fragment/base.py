@@ -159,6 +159,30 @@ class GameBase:
                 best = n
         return best
 
+    def effective_all(self, c: Char, scene_type: str, drawbacks: list[str] | None = None) -> dict[str, int]:
+        """``effective(c, a, scene_type)`` for every ability ``a`` a check may designate in this scene type
+        (``legal_abilities``, in list order). Each level is read once; ``effective`` ability by ability reads a row's
+        異能 again for its 能力 and its 知識."""
+        if drawbacks is None:
+            drawbacks = self.drawbacks(c)
+        tb = self.tb
+        where = tb.where
+        daily = scene_type == "daily"
+        nondaily = scene_type == "nondaily"
+        lv: dict[str, int] = {}
+        for a in tb.order:
+            if daily and where[a][1] == "inou":
+                continue
+            lv[a] = self.level(c, a) - (self.penalty(c, a, drawbacks) if drawbacks else 0)
+        out: dict[str, int] = {}
+        for a, n in lv.items():
+            if nondaily and where[a][1] != "inou":
+                m = lv[tb.row_inou(a)]
+                if m > n:
+                    n = m
+            out[a] = n if n > 0 else 0
+        return out
+
     # -- dice --------------------------------------------------------------------------------------------------
     def d4(self, purpose: str) -> int:
         return self.ctx.dice.roll(4, purpose)
@@ -478,6 +502,7 @@ class GameBase:
         self.ctx.narrate(GM, f"{a.name} は {b.name} への絆「{self.bond_label(ch)}」を得た。", "rules")
 
     frag: dict[str, Any]
+    _share_pairs: dict[str, dict[str, tuple[str, Label]]]
 
 
 KIND_NAMES = {"investigation": "調査判定", "shock": "ショック判定", "bond": "絆判定", "skill": "スキル判定"}

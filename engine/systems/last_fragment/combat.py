@@ -6,6 +6,7 @@ climax aftermath and the winner's loot."""
 from __future__ import annotations
 
 import re
+from functools import partial
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -30,9 +31,16 @@ class CombatMixin(ScenesMixin):
     in_combat: bool = False
 
     # -- skills (§9.6, §7.9.3) ---------------------------------------------------------------------------------
-    def skill_targets(self, c: Char, sid: str) -> list[Char]:
+    def skill_here(self) -> list[Char]:
+        """The characters a skill may target now, before its kind's own conditions (``skill_targets``)."""
+        in_combat = self.in_combat
+        return [p for p in self.appearing() if not p.withdrawn and (p.combatant or not in_combat)]
+
+    def skill_targets(self, c: Char, sid: str, here: list[Char] | None = None) -> list[Char]:
+        """``here``: ``skill_here()``, when the caller asks for several skills at the same moment."""
         sk = self.tb.skills[sid]
-        here = [p for p in self.appearing() if not p.withdrawn and (p.combatant or not self.in_combat)]
+        if here is None:
+            here = self.skill_here()
         if sk.kind == "attack":
             return [p for p in here if p is not c]
         if sk.kind == "heal":
@@ -49,6 +57,9 @@ class CombatMixin(ScenesMixin):
             return []
         pairs: list[tuple[str, Label]] = []
         used = c.used_round if combat else c.used_scene
+        here: list[Char] | None = None
+        double: bool | None = None  # 絆の力② can go with an attack (the same for every attack of this list)
+        aname = self.aname
         for sid in c.skills:
             sk = self.tb.skills.get(sid)
             if sk is None or sid in used or sid in (declared or ()) or sk.timing != "tsuujou":
@@ -58,10 +69,18 @@ class CombatMixin(ScenesMixin):
             if combat and sp_left is not None and sk.sp_cost > sp_left:
                 continue
             cost = f"、SP{sk.sp_cost}" if combat else ""
-            for p in self.skill_targets(c, sid):
-                pairs.append((f"skill:{sid}:{p.id}", f"{sk.name}（{self.aname(sk.ability)}{cost}）→ {p.name}"))
-                if sk.kind == "attack" and not double_declared and self.bp_legal(c, "bp_double"):
-                    pairs.append((f"skill2:{sid}:{p.id}", f"{sk.name}＋絆の力②（ダメージ2倍）→ {p.name}"))
+            if here is None:
+                here = self.skill_here()
+            with_double = False
+            if sk.kind == "attack":
+                if double is None:
+                    double = not double_declared and self.bp_legal(c, "bp_double")
+                with_double = double
+            # labels are made when someone reads them (a scripted seat reads the ids)
+            for p in self.skill_targets(c, sid, here):
+                pairs.append((f"skill:{sid}:{p.id}", partial(_skill_label, aname, sk, cost, p)))
+                if with_double:
+                    pairs.append((f"skill2:{sid}:{p.id}", partial(_skill2_label, sk, p)))
         return pairs
 
     def timing_options(self, c: Char, window: str) -> list[tuple[str, Label]]:
@@ -72,6 +91,7 @@ class CombatMixin(ScenesMixin):
         if timing is None or not self.in_combat or not c.combatant or c.incapacitated or c.withdrawn:
             return []
         pairs: list[tuple[str, Label]] = []
+        here: list[Char] | None = None
         for sid in c.skills:
             sk = self.tb.skills.get(sid)
             if sk is None or sk.timing != timing or sid in c.used_round or sk.sp_cost > c.sp_left:
@@ -79,7 +99,9 @@ class CombatMixin(ScenesMixin):
             if self.t.scene_type == "daily" and self.tb.category(sk.ability) == "inou":
                 continue  # AMB-37
             when = "ラウンド開始時" if timing == "round_start" else "ラウンド終了時"
-            for p in self.skill_targets(c, sid):
+            if here is None:
+                here = self.skill_here()
+            for p in self.skill_targets(c, sid, here):
                 pairs.append((f"skill:{sid}:{p.id}", f"{sk.name}（{when}、{self.aname(sk.ability)}、SP{sk.sp_cost}）→ {p.name}"))
         return pairs
 
@@ -471,3 +493,11 @@ _FREE_KEYS_TIMED: dict[str, Callable[..., Any]] = {
     **_FREE_KEYS,
     "skill_kinds": lambda g, c, w: {s: g.tb.skills[s].kind for s in c.skills if s in g.tb.skills},
 }
+
+
+def _skill_label(aname: Callable[[str], str], sk: Any, cost: str, p: Char) -> str:
+    return f"{sk.name}（{aname(sk.ability)}{cost}）→ {p.name}"
+
+
+def _skill2_label(sk: Any, p: Char) -> str:
+    return f"{sk.name}＋絆の力②（ダメージ2倍）→ {p.name}"

@@ -72,7 +72,10 @@ class LastFragmentGame(CombatMixin):
         self.ctx = ctx
         self.cfg: LastFragmentConfig = ctx.config
         self.sc: LastFragmentScenario = ctx.scenario.model
-        problems = scenario_problems(self.sc, self.cfg)
+        # the scenario was checked with its own flags when it was loaded (its model's validator); a session with
+        # other flags (--config) is checked again
+        own = LastFragmentConfig(**self.sc.config_overrides)
+        problems = [] if self.cfg == own else scenario_problems(self.sc, self.cfg)
         if problems:
             raise ValueError(f"{ctx.scenario.path}: not playable with this configuration: " + "; ".join(problems))
         self.tb = Tables(self.cfg, self.sc.skills)
@@ -86,6 +89,9 @@ class LastFragmentGame(CombatMixin):
         #: held items are kept by name: the scenario's description of each named item (B.3), for the sheets
         self.item_looks = {i.name: i.description for i in self.sc.items if i.description}
         self.frag = {f.id: f for f in self.sc.fragments}
+        #: fragment → recipient (a character id, or ``pcs``) → its share option's (id, label maker) pair, made on
+        #: first offer (``free_options``): the pairs depend on nothing but the two ids
+        self._share_pairs: dict[str, dict[str, tuple[str, Label]]] = {}
         self.info = {c.id: c.info for c in [*self.sc.npcs, *self.sc.enemies] if c.info is not None}
         self.looks = {c.id: c.description for c in [*self.sc.npcs, *self.sc.enemies] if c.description}
         self.last_id = next(f.id for f in self.sc.fragments if f.kind == "last")

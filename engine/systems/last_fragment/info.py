@@ -17,7 +17,7 @@ from .scenario import LastFragmentScenario
 
 __all__ = ["INFO", "VERSION"]
 
-VERSION = "0.2.0"
+VERSION = "0.2.1"
 _HERE = Path(__file__).resolve().parent
 _ROOT = _HERE.parents[2]
 
@@ -35,6 +35,11 @@ def _new_game(ctx: Any) -> Any:
     from .game import LastFragmentGame
 
     return LastFragmentGame(ctx)
+
+
+def _scenario_config(model: LastFragmentScenario) -> dict[str, Any]:
+    """A scenario's rule flags are its ``config_overrides`` (Appendix B.1)."""
+    return model.config_overrides
 
 
 def _story() -> Any:
@@ -78,6 +83,7 @@ INFO = register_system(
         labels=LABELS,
         story=_story(),
         invariants=invariants,
+        scenario_config=_scenario_config,
         description="d4 を能力値の数だけ振り最大の目で判定する探索ホラーTRPG: フラグメントを集め、ラストフラグメントを手にクライマックスへ。",
     )
 )

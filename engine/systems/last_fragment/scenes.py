@@ -68,6 +68,14 @@ class ScenesMixin(GameBase):
             return c.id not in self.t.absent
         return c.id in self.t.revealed
 
+    def appearing(self) -> list[Char]:
+        # ``present`` for every character, inlined (read at every free-action window and investigation)
+        t = self.t
+        if t.phase == "climax":
+            return list(t.chars.values())
+        absent, revealed = t.absent, t.revealed
+        return [c for c in t.chars.values() if (c.id not in absent if c.is_pc else c.id in revealed)]
+
     def here_pcs(self) -> list[Char]:
         """The PCs appearing in the current scene, in seat order (all of them unless all_pcs_in_every_scene = false)."""
         return [c for c in self.t.pcs() if c.id not in self.t.absent]
@@ -424,8 +432,7 @@ class ScenesMixin(GameBase):
         if self.secret_held(o, c):
             if o.announced:
                 return self.effective(c, o.announced, st)
-            drawbacks = self.drawbacks(c)
-            return min(self.effective(c, a, st, drawbacks) for a in self.legal_abilities(st))
+            return min(self.effective_all(c, st).values())
         info = self.info.get(o.id)
         if info is not None:
             return self.effective(c, info.designated_ability, st)
@@ -464,10 +471,8 @@ class ScenesMixin(GameBase):
             if o.announced:
                 designated = o.announced
             else:
-                legal = self.legal_abilities(st)
-                drawbacks = self.drawbacks(c)
-                levels = {a: self.effective(c, a, st, drawbacks) for a in legal}
-                pairs = [(a, f"{self.aname(a)}（{c.name} のダイス {levels[a]}）") for a in legal]
+                levels = self.effective_all(c, st)
+                pairs = [(a, f"{self.aname(a)}（{c.name} のダイス {n}）") for a, n in levels.items()]
                 designated = yield from self.choose(o.id, "sf.designate_ability",
                                                     f"{c.name} があなたを調査する: 指定アビリティを選ぶ", "§7.5 シークレットフラグメント",
                                                     pairs, context={"investigator": c.id, "levels": levels})
@@ -589,10 +594,8 @@ class ScenesMixin(GameBase):
 
     def bond_check(self, owner: Char, target: Char) -> Gen:
         st = self.t.scene_type
-        legal = self.legal_abilities(st)
-        drawbacks = self.drawbacks(owner)
-        levels = {a: self.effective(owner, a, st, drawbacks) for a in legal}
-        pairs = [(a, f"{self.aname(a)}（{owner.name} のダイス {levels[a]}）") for a in legal]
+        levels = self.effective_all(owner, st)
+        pairs = [(a, f"{self.aname(a)}（{owner.name} のダイス {n}）") for a, n in levels.items()]
         a = yield from self.choose(target.id, "bond.check_designate_ability", f"{owner.name} の絆判定: 指定アビリティを選ぶ",
                                    "§7.4 3 (相手が指定)", pairs,
                                    context={"owner": owner.id, "levels": levels, "hostile": target.hostile})
@@ -617,6 +620,7 @@ class ScenesMixin(GameBase):
         iname = self.iname
         holders = self.t.holders
         receivers = [p for p in here if not p.withdrawn]
+        shares = self._share_pairs
         for fid in self.held(c.id):
             if fid in c.secrets:  # the original holder reveals its secret by coming out (§7.5)
                 continue
@@ -624,10 +628,18 @@ class ScenesMixin(GameBase):
             lacking = [p for p in receivers if p.id not in have]
             if not lacking:
                 continue
+            # a fragment's share options are the same (id, label maker) pairs all session: made once, on first offer
+            # (a label reads the names when it is made; the climax offers dozens of shares at every window)
+            made = shares.get(fid)
+            if made is None:
+                made = shares[fid] = {"pcs": (f"share:{fid}:pcs", partial(_share_all_label, fname, fid))}
             if any(p.is_pc for p in lacking):
-                pairs.append((f"share:{fid}:pcs", partial(_share_all_label, fname, fid)))
+                pairs.append(made["pcs"])
             for p in lacking:
-                pairs.append((f"share:{fid}:{p.id}", partial(_share_label, fname, fid, p)))
+                pair = made.get(p.id)
+                if pair is None:
+                    pair = made[p.id] = (f"share:{fid}:{p.id}", partial(_share_label, fname, fid, p))
+                pairs.append(pair)
         for fid in self.secret_ids:
             if self.holds(c.id, fid) and not self.frag[fid].no_come_out and fid in c.secrets:
                 if any(not self.holds(p.id, fid) for p in here):

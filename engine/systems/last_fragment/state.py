@@ -67,9 +67,9 @@ class Char:
     ending: str | None = None
     combatant: bool = False
 
-    @property
-    def is_pc(self) -> bool:
-        return self.kind == "pc"
+    def __post_init__(self) -> None:
+        #: a PC (its kind never changes): a plain attribute, not a field (read thousands of times a session)
+        self.is_pc: bool = self.kind == "pc"
 
     @property
     def abnormality_level(self) -> int:
