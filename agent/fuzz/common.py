@@ -144,7 +144,8 @@ def config_overrides(base: Mapping[str, Any], drawn: Mapping[str, Any]) -> dict[
 
 
 def scenario_config(scenario: Any) -> dict[str, Any]:
-    """The rule options a scenario plays with when nothing overrides them (its ``config:`` over the defaults)."""
+    """The rule options a scenario plays with when nothing overrides them (its own flags, read by
+    ``SystemInfo.scenario_options``, over the defaults)."""
     info = scenario.system
     return info.config_model.model_validate(info.scenario_options(scenario.model)).model_dump()
 

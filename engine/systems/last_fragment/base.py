@@ -161,7 +161,8 @@ class GameBase:
 
     def effective_all(self, c: Char, scene_type: str, drawbacks: list[str] | None = None) -> dict[str, int]:
         """``effective(c, a, scene_type)`` for every ability ``a`` a check may designate in this scene type
-        (``legal_abilities``, in list order). Each level is read once; ``effective`` ability by ability reads a row's
+        (``legal_abilities``, in list order; §3 levels, §5.1 the designated ability or its row's 異能, AMB-37, §9.8
+        HOUSE drawbacks). Each level is read once; ``effective`` ability by ability reads a row's
         異能 again for its 能力 and its 知識."""
         if drawbacks is None:
             drawbacks = self.drawbacks(c)

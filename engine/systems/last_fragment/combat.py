@@ -6,8 +6,8 @@ climax aftermath and the winner's loot."""
 from __future__ import annotations
 
 import re
-from functools import partial
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 from ...core import ask
