@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from pydantic import BaseModel
 
 from agent.random_agent import RandomAgent
 from agent.scripted import ScriptedAgent
@@ -61,6 +62,50 @@ def test_registry_metadata():
         for p in s.sample_scenarios:
             assert p.exists(), p
         assert s.examples and all(p.exists() for p in s.examples), f"{s.id} has no worked-examples file"
+
+
+#: what a scenario model's field of rule flags is called (``config``, ``config_overrides``, ``rule_flags`` …)
+_FLAG_FIELD_WORDS = ("config", "flag", "option", "override")
+
+
+def _flipped(default):
+    """A value of a rule option other than its default, or None where no cheap one is known."""
+    if isinstance(default, bool):
+        return not default
+    if isinstance(default, int):
+        return default + 1
+    return None
+
+
+@pytest.mark.parametrize("info", SYSTEMS, ids=[s.id for s in SYSTEMS])
+def test_a_scenario_files_own_flags_reach_its_sessions(info):
+    """Every field of a system's scenario model that holds rule flags (by its name) is the one the sessions read
+    (``SystemInfo.scenario_options``): a flag a file sets is what its sessions start from, and a session's options
+    go over it. (ラストフラグメント named its field ``config_overrides`` and before 0.2.1 every session played the
+    defaults: the validator checked the flags, the session read a field called ``config``.)"""
+    flag, value = next((name, v) for name, f in info.config_model.model_fields.items()
+                       if (v := _flipped(f.default)) is not None)
+    model = load_scenario(info.sample_scenarios[0]).model
+    fields = [name for name in type(model).model_fields
+              if any(w in name for w in _FLAG_FIELD_WORDS) and name != "model_config"]
+    assert fields, f"{info.id}: no field of {type(model).__name__} holds rule flags"
+    for name in fields:
+        current = getattr(model, name)
+        if isinstance(current, BaseModel):
+            update = current.model_copy(update={flag: value})
+        elif isinstance(current, dict) or current is None:
+            update = {**(current or {}), flag: value}
+        else:
+            continue  # not a mapping of flags (a scalar whose name says "option")
+        changed = model.model_copy(update={name: update})
+        assert info.scenario_options(changed).get(flag) == value, (
+            f"{info.id}: the scenario field {name!r} sets {flag}={value!r}, but scenario_options does not read it "
+            f"(set SystemInfo.scenario_config)")
+    for path in info.sample_scenarios:  # and the samples' own flags are their sessions' flags
+        sc = load_scenario(path)
+        cfg = Session(sc, seed=0).config.model_dump()
+        own = info.config_model.model_validate(info.scenario_options(sc.model)).model_dump()
+        assert cfg == own, f"{path.name}: the session's flags are not the file's"
 
 
 @pytest.mark.parametrize("system,path", SCENARIOS, ids=[f"{s}:{p.name}" for s, p in SCENARIOS])
@@ -128,15 +173,14 @@ def test_no_secret_reaches_a_seat_outside_its_holders(system, path, policy, seed
                      "transcript": transcripts[actor]}
             if actor == d.actor:
                 views["decision"] = _decision_text(d)
-            for sec in secrets:
-                item = json.dumps(sec.text, ensure_ascii=False)[1:-1]  # as it appears inside JSON text
+            for sec in secrets:  # found as it appears inside JSON text (an id as a whole id: ``Secret.ident``)
                 if actor in sec.holders:
                     held += 1
-                    seen_own += item in views["observation"]
+                    seen_own += sec.found_in(views["observation"])
                     continue
                 for where, text in views.items():
-                    assert item not in text, (f"{actor} sees a secret of {sorted(sec.holders)} in its {where} "
-                                              f"during {d.kind} (#{d.seq}): {sec.text[:40]!r}")
+                    assert not sec.found_in(text), (f"{actor} sees a secret of {sorted(sec.holders)} in its {where} "
+                                                    f"during {d.kind} (#{d.seq}): {sec.text[:40]!r}")
 
     s = Session(sc, seed=seed)
     _play(s, agent, check)

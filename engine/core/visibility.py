@@ -17,6 +17,8 @@ Agent and table events that are not part of the fiction (model calls) are in no 
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,17 +33,32 @@ __all__ = ["GM", "visible", "seen_by", "seat_transcript", "voided_checks", "audi
 GM = "gm"
 
 
+def _json_inner(text: str) -> str:
+    """``text`` as it appears inside a JSON string (escaped, without the quotes)."""
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
 @dataclass(frozen=True, slots=True)
 class Secret:
     """A private fact and who holds it (``Game.secrets()``): the conformance suite checks that no seat outside
-    ``holders`` ever sees ``text`` in its observation, decisions or transcript, whatever its length."""
+    ``holders`` ever sees ``text`` in its observation, decisions or transcript, whatever its length. ``ident``: the
+    text is an id (of a character not met yet, say), found only as a whole id — a JSON string of its own, one part
+    of a ``:``-joined option id or a quoted id of a prompt — and not inside a longer one (``f_akari`` does not name ``akari``)."""
 
     text: str
     holders: frozenset[str]
+    ident: bool = False
 
     @classmethod
     def of(cls, text: str, *holders: str) -> Secret:
         return cls(text, frozenset(holders))
+
+    def found_in(self, text: str) -> bool:
+        """Whether ``text`` (JSON text: an observation, a decision, a transcript) shows the secret."""
+        item = _json_inner(self.text)
+        if not self.ident:
+            return item in text
+        return re.search(rf'(?<=["`:]){re.escape(item)}(?=["`:])', text) is not None
 
 
 def audience(to: Iterable[str] | None, *, gm: bool = True) -> list[str] | None:

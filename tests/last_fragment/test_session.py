@@ -11,6 +11,7 @@ import pytest
 from agent.random_agent import RandomAgent
 from agent.scripted import ScriptedAgent
 from engine.core import IllegalAnswer, Session, load_scenario
+from engine.core.decision import plain
 from engine.core.replay import verify
 from engine.systems.last_fragment.panels import panels
 from engine.systems.last_fragment.report import check_entries, p_critical, p_fumble, p_success
@@ -124,12 +125,15 @@ def test_new_character_session():
 
 def test_a_pc_meets_npcs_and_enemies_only_when_they_appear():
     """A PC's view lists an NPC once discovery reveals it and the enemies from the climax on, never before: the
-    climax's enemy is not announced by its sheet at the opening (the GM sees every character throughout)."""
+    climax's enemy is not announced by its sheet at the opening (the GM sees every character throughout). Its
+    decisions name no one it has not met either (before 0.2.2 a free action's context gave the HP and side of every
+    character of the scenario, the climax's enemies included)."""
     sc = load_scenario(SHUUDEN)
     enemies = [e.id for e in sc.model.enemies]
     s = Session(sc, seed=1)
     agent = ScriptedAgent()
     seen_npc_before_climax = False
+    contexts = 0
     while not s.is_over:
         d = s.pending
         pcs_obs = {a: s.game.observation(a) for a in ("minato", "shiori", "saku")}
@@ -143,10 +147,17 @@ def test_a_pc_meets_npcs_and_enemies_only_when_they_appear():
                 # about the station master is a clue, not a sheet)
                 paths = [getattr(e, "path", "") for e in s.transcript(a)]
                 assert not [p for p in paths if p.split(".")[0] in enemies], (a, d.kind)
+        if d.actor in pcs_obs:
+            ctx = plain(d.context)
+            named = {k for key in ("hp", "max_hp", "side") for k in ctx.get(key) or {}}
+            named |= {x for key in ("incapacitated", "withdrawn", "seat") for x in ctx.get(key) or []}
+            assert named <= set(pcs_obs[d.actor]["characters"]) | {d.actor}, (d.kind, named - set(pcs_obs[d.actor]["characters"]))
+            contexts += bool(named)
         if s.game.t.phase == "climax":
             assert set(enemies) <= set(pcs_obs["minato"]["characters"])
         s.answer(agent.act(s.view(d)), policy=agent.name, seq=d.seq)
     assert seen_npc_before_climax  # discovered NPCs do appear
+    assert contexts > 50  # the contexts that name characters were read
 
 
 

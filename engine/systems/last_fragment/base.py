@@ -468,6 +468,16 @@ class GameBase:
     def appearing(self) -> list[Char]:
         return [c for c in self.t.chars.values() if self.present(c)]
 
+    def known(self, actor: str, c: Char) -> bool:
+        """Whether ``actor`` knows ``c`` is at the table: PCs (sheets are public from the opening), itself, and
+        NPCs and enemies once they have appeared (``met``) or appear now."""
+        return c.is_pc or c.id == actor or c.id in self.t.met or self.present(c)
+
+    def known_to(self, c: Char) -> list[Char]:
+        """The characters ``c`` knows are at the table (``known``), in the table's order: what a decision's context
+        may name for it. An NPC or enemy not met yet is nobody's business but the GM's (and its own)."""
+        return [p for p in self.t.chars.values() if self.known(c.id, p)]
+
     # -- bonds (§7.4) ------------------------------------------------------------------------------------------
     def bond_label(self, t: str) -> str:
         row, sign, name = BOND_NAMES[t]

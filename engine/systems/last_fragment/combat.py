@@ -436,8 +436,9 @@ class CombatMixin(ScenesMixin):
                 opts = self.skill_options(c, combat=False)
                 if not opts:
                     continue
-                ctx = {"side": {q.id: self.side(q) for q in order}, "hp": {q.id: q.hp for q in order},
-                       "max_hp": {q.id: q.max_hp for q in order}, "incapacitated": [q.id for q in order if q.incapacitated]}
+                seen = [q for q in order if self.known(c.id, q)]  # who it knows is at the table (never the unmet)
+                ctx = {"side": {q.id: self.side(q) for q in seen}, "hp": {q.id: q.hp for q in seen},
+                       "max_hp": {q.id: q.max_hp for q in seen}, "incapacitated": [q.id for q in seen if q.incapacitated]}
                 ch = yield from self.choose(c.id, "cb.aftermath_action", f"{c.name}: クライマックスの余韻（スキルを使う?）",
                                             "§6 climax_aftermath", [("pass", "何もしない"), *opts], context=ctx)
                 if ch != "pass":
@@ -458,8 +459,8 @@ class CombatMixin(ScenesMixin):
             return
         ch = yield from self.choose(w.id, "cb.winner_loot", "勝者: 敗者から1つ奪う", "§7.10 勝者", pairs,
                                     context={"losers": list(self.t.losers),
-                                             "side": {q.id: self.side(q) for q in self.t.chars.values()},
-                                             "seat": list(self.t.chars)})
+                                             "side": {q.id: self.side(q) for q in self.known_to(w)},
+                                             "seat": [q.id for q in self.known_to(w)]})
         if ch == "none":
             return
         kind, lid, x = ch.split(":", 2)
@@ -482,11 +483,11 @@ class CombatMixin(ScenesMixin):
 #: the climax's free-action context (``free_keys``): key → function of (game, character, window)
 _FREE_KEYS: dict[str, Callable[..., Any]] = {
     **FREE_KEYS,
-    "hp": lambda g, c, w: {p.id: p.hp for p in g.t.chars.values()},
-    "max_hp": lambda g, c, w: {p.id: p.max_hp for p in g.t.chars.values()},
-    "side": lambda g, c, w: {p.id: g.side(p) for p in g.t.chars.values()},
-    "incapacitated": lambda g, c, w: [p.id for p in g.t.chars.values() if p.incapacitated],
-    "withdrawn": lambda g, c, w: [p.id for p in g.t.chars.values() if p.withdrawn],
+    "hp": lambda g, c, w: {p.id: p.hp for p in g.known_to(c)},
+    "max_hp": lambda g, c, w: {p.id: p.max_hp for p in g.known_to(c)},
+    "side": lambda g, c, w: {p.id: g.side(p) for p in g.known_to(c)},
+    "incapacitated": lambda g, c, w: [p.id for p in g.known_to(c) if p.incapacitated],
+    "withdrawn": lambda g, c, w: [p.id for p in g.known_to(c) if p.withdrawn],
     "darts": lambda g, c, w: g.dart_kinds(c, w),
 }
 _FREE_KEYS_TIMED: dict[str, Callable[..., Any]] = {

@@ -209,11 +209,6 @@ class LastFragmentGame(CombatMixin):
             }
         return obs
 
-    def known(self, actor: str, c: Any) -> bool:
-        """Whether ``actor`` knows ``c`` is at the table: PCs (sheets are public from the opening), itself, and
-        NPCs and enemies once they have appeared (``met``) or appear now."""
-        return c.is_pc or c.id == actor or c.id in self.t.met or self.present(c)
-
     def secrets(self) -> list[Secret]:
         """Every fragment text with its holders (and the GM); handouts; the GM's notes."""
         out = [Secret(self.txt(f.text), frozenset([*self.t.holders.get(f.id, []), GM])) for f in self.sc.fragments]
@@ -222,6 +217,11 @@ class LastFragmentGame(CombatMixin):
                 out.append(Secret.of(h, c.id, GM))
         if self.sc.gm_notes:
             out.append(Secret.of(self.txt(self.sc.gm_notes), GM))
+        # an NPC or enemy not met yet: its id is known to the GM, itself and whoever has met it (``known``)
+        actors = [a for a in self.actors() if a != GM]
+        for c in self.t.chars.values():
+            if not c.is_pc:
+                out.append(Secret(c.id, frozenset([GM, *(a for a in actors if self.known(a, c))]), ident=True))
         return out
 
     def snapshot(self) -> dict[str, Any]:
