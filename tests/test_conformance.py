@@ -183,6 +183,9 @@ def test_no_secret_reaches_a_seat_outside_its_holders(system, path, policy, seed
                                                     f"during {d.kind} (#{d.seq}): {sec.text[:40]!r}")
 
     s = Session(sc, seed=seed)
+    # every seat declares the scripted policy's standing answers, as a table does: the declaration names every actor
+    declared = {a: ScriptedAgent().standing_answers(s.system, a, s.game.actor_role(a)) for a in s.game.actors()}
+    s.declare_standing({a: kinds for a, kinds in declared.items() if kinds})
     _play(s, agent, check)
     assert held and seen_own > 0, "the check never saw a holder's own secret (the test would be vacuous)"
 

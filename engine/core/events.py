@@ -213,7 +213,7 @@ class RevealEvent(_Ev):
 class StandingEvent(_Ev):
     """Seats declared standing answers between two decisions (``engine.core.standing``): actor → decision kind → a
     standing answer id, or ``None`` where one was dropped. An input of the session, like an answer (replay feeds it
-    back); seen by the actors it names and the GM."""
+    back); seen by the GM, and by each actor it names as its own answers alone (``visibility.seen_by``)."""
 
     type: Literal["standing"] = "standing"
     answers: dict[str, dict[str, str | None]]

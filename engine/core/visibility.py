@@ -5,10 +5,12 @@ actors listed). The rules set it when they emit (``GameContext.whisper``, ``to=`
 audience for state paths); this module only reads it. A seat — the terminal, a browser, an LLM prompt, a research
 adapter — reads the past through ``seat_transcript`` and nothing else, so no agent ever filters the omniscient log.
 
-Two events are shown in part to those outside their audience:
+Two events are shown in part:
 
-- an answer with speech (``text``) that is not sealed: what was said aloud is heard by everyone, the choice only by
-  the audience (the projection keeps ``text`` and drops the choice and its label);
+- an answer with speech (``text``) that is not sealed, to those outside its audience: what was said aloud is heard
+  by everyone, the choice only by the audience (the projection keeps ``text`` and drops the choice and its label);
+- a declaration of standing answers, to its audience: each seat it names sees its own answers only (the GM sees
+  them all);
 - nothing else: an event is seen whole or not at all.
 
 Agent and table events that are not part of the fiction (model calls) are in no seat's transcript; a voided check
@@ -25,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .events import AnswerEvent, CheckEvent, HeaderEvent, ModelCallEvent, VoidEvent
+from .events import AnswerEvent, CheckEvent, HeaderEvent, ModelCallEvent, StandingEvent, VoidEvent
 
 __all__ = ["GM", "visible", "seen_by", "seat_transcript", "voided_checks", "audience", "Secret"]
 
@@ -83,6 +85,11 @@ def seen_by(event: BaseModel, actor: str) -> BaseModel | None:
     if isinstance(event, (ModelCallEvent, HeaderEvent)):
         return None
     to = getattr(event, "to", None)
+    if isinstance(event, StandingEvent) and actor != GM and to is not None and actor in to and len(event.answers) > 1:
+        # a seat sees its own standing answers, not the others' (their list names every actor at the table, the NPCs
+        # and enemies it has not met included)
+        mine = event.answers.get(actor)
+        return event.model_copy(update={"answers": {actor: mine}, "to": [actor, GM]}) if mine is not None else None
     if to is None or actor in to:
         return event
     if isinstance(event, AnswerEvent):

@@ -134,6 +134,7 @@ def test_a_pc_meets_npcs_and_enemies_only_when_they_appear():
     agent = ScriptedAgent()
     seen_npc_before_climax = False
     contexts = 0
+    told_from = {a: 0 for a in ("minato", "shiori", "saku")}
     while not s.is_over:
         d = s.pending
         pcs_obs = {a: s.game.observation(a) for a in ("minato", "shiori", "saku")}
@@ -147,6 +148,12 @@ def test_a_pc_meets_npcs_and_enemies_only_when_they_appear():
                 # about the station master is a clue, not a sheet)
                 paths = [getattr(e, "path", "") for e in s.transcript(a)]
                 assert not [p for p in paths if p.split(".")[0] in enemies], (a, d.kind)
+            # nor is it told that someone it has not met holds a fragment (the scenario's NPC holders at the opening)
+            for a in pcs_obs:
+                unmet = [c.name for c in s.game.t.chars.values() if not s.game.known(a, c)]
+                told = [getattr(e, "text", "") for e in s.transcript(a, told_from[a])]
+                told_from[a] = len(s.events)
+                assert not [t for t in told for n in unmet if t.startswith(f"{n} はフラグメントを獲得した")], (a, d.kind)
         if d.actor in pcs_obs:
             ctx = plain(d.context)
             named = {k for key in ("hp", "max_hp", "side") for k in ctx.get(key) or {}}

@@ -436,7 +436,13 @@ class GameBase:
         f = self.frag[fid]
         tag = {"last": "【ラストフラグメント】", "secret": "【シークレットフラグメント】"}.get(f.kind, "")
         self.ctx.whisper([cid], f"{tag}フラグメント「{f.name}」（{how}）: {self.txt(f.text)}")
-        self.ctx.narrate(GM, f"{self.who(cid)} はフラグメントを獲得した（{how}）。", "rules")
+        # that someone got a fragment is told to whoever knows the someone: an NPC's fragments at the opening (the
+        # scenario's holders) do not announce an NPC the PCs have not met
+        c = self.t.chars.get(cid)
+        told = None if c is None else [p.id for p in self.t.chars.values() if self.known(p.id, c)]
+        if told is not None and len(told) == len(self.t.chars):
+            told = None
+        self.ctx.narrate(GM, f"{self.who(cid)} はフラグメントを獲得した（{how}）。", "rules", to=told)
         return True
 
     # -- items (§7.6) ------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from .scenario import LastFragmentScenario
 
 __all__ = ["INFO", "VERSION"]
 
-VERSION = "0.2.2"
+VERSION = "0.2.3"
 _HERE = Path(__file__).resolve().parent
 _ROOT = _HERE.parents[2]
 
