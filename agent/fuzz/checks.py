@@ -146,9 +146,9 @@ class LeakChecker:
                 self.short_secrets += 1
                 continue
             self.secrets_seen += 1
-            item = json.dumps(sec.text, ensure_ascii=False)[1:-1]  # as it appears inside JSON text
+            # as it appears inside JSON text (an id only as a whole id: ``Secret.ident``)
             for where, text in views.items():
-                if item in text:
+                if sec.found_in(text):
                     out.append(f"{actor} sees a secret of {sorted(sec.holders)} in its {where}: {sec.text[:40]!r}")
             if sec.text in searched:
                 hay = chunk
@@ -157,7 +157,7 @@ class LeakChecker:
                 if full is None:
                     full = "".join(parts)
                 hay = full
-            if item in hay:
+            if sec.found_in(hay):
                 out.append(f"{actor} sees a secret of {sorted(sec.holders)} in its transcript: {sec.text[:40]!r}")
         return out
 

@@ -42,7 +42,11 @@ def invariants(game: Any, decision: Any = None) -> list[str]:
             for a, lv in c.abilities.items():
                 if lv < 0 or (cap is not None and lv > cap):
                     out.append(f"{who}: {a} Lv {lv} (§3)")
-        if decision is not None and decision.actor == c.id and (c.incapacitated or c.withdrawn):
+        # AMB-35 resolution_mode = simultaneous: every declared skill resolves, even if its user was incapacitated
+        # earlier in the step, so its user still answers the windows of that skill's check
+        own_check = (cfg.resolution_mode == "simultaneous" and t.phase == "climax" and c.incapacitated
+                     and not c.withdrawn and decision is not None and decision.kind.startswith("ck."))
+        if decision is not None and decision.actor == c.id and (c.incapacitated or c.withdrawn) and not own_check:
             if decision.kind not in ("pc.free_action", "cont.continue_pc", "ps.appearance_response",
                                      "bond.check_designate_ability", "bond.type_choice", "bond.type_change",
                                      "sf.designate_ability", "cb.winner_loot", "inv.inventory_overflow",
