@@ -17,6 +17,9 @@ from pathlib import Path
 
 import pytest
 
+if __name__ == "__main__":  # pragma: no cover - `python tests/web/test_browser.py --shots`: the checkout's root first
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
 uvicorn = pytest.importorskip("uvicorn", reason="the web extra (pip install -e '.[web]')")
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright (the dev extra)")
 
