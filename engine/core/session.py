@@ -268,6 +268,9 @@ class Session:
         # cost of most of a decision in batch runs, where nobody reads them; a log file gets the model at once.
         self._events: list[Any] = []
         self._materialized = 0
+        #: the ids of the checks a void event retracted so far (a seat's transcript leaves them out): kept as the
+        #: void events happen, so reading the transcript from an index does not walk the whole log
+        self._voided: set[str] = set()
         self.decisions = 0
         self.illegal_answers = 0
         self._log = _log if _log is not None else (EventLog(log_path) if log_path is not None else None)
@@ -350,6 +353,8 @@ class Session:
         return ev
 
     def _emit_kw(self, cls: type[BaseModel], fields: dict[str, Any]) -> None:
+        if cls is VoidEvent:
+            self._voided.add(fields["check"])
         if self.on_event is not None and (self._listened is None or cls in self._listened):
             self.on_event(cls, fields)
         if self._log is not None:
@@ -413,7 +418,7 @@ class Session:
     def transcript(self, actor: str, start: int = 0) -> list[Any]:
         """The events from index ``start`` on as ``actor`` may see them (``engine.core.visibility``): the only way a
         seat reads the past. Needs the events kept (``keep_events``)."""
-        return seat_transcript(self.events, actor, start)
+        return seat_transcript(self.events, actor, start, void=self._voided)
 
     def view(self, decision: Decision | None = None) -> SeatView:
         """The seat view of a pending decision (default ``pending``): what its actor's agent is given."""

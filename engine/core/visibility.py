@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,10 +104,13 @@ def voided_checks(events: Iterable[BaseModel]) -> set[str]:
     return {e.check for e in events if isinstance(e, VoidEvent)}
 
 
-def seat_transcript(events: Sequence[BaseModel], actor: str, start: int = 0) -> list[Any]:
+def seat_transcript(events: Sequence[BaseModel], actor: str, start: int = 0, *,
+                    void: Collection[str] | None = None) -> list[Any]:
     """The events from ``start`` on as ``actor`` sees them, voided checks left out (a check voided later than
-    ``start`` is left out too: the transcript is what the seat knows now)."""
-    void = voided_checks(events)
+    ``start`` is left out too: the transcript is what the seat knows now). ``void``: the ids of the voided checks
+    when the caller keeps them (``Session``), else they are read from ``events``."""
+    if void is None:
+        void = voided_checks(events)
     out: list[Any] = []
     for i in range(start, len(events)):
         e = events[i]

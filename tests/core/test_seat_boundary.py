@@ -125,6 +125,7 @@ def test_a_table_asks_members_concurrently_and_replays_exactly(seat_path, tmp_pa
 def test_a_voided_check_is_gone_from_every_view_but_kept_in_the_log(seat_path):
     from agent.cli import _printer
     from agent.prompting import recent_transcript
+    from engine.core.visibility import seat_transcript
 
     s = start(seat_path)
     s.answer("approve")
@@ -134,6 +135,8 @@ def test_a_voided_check_is_gone_from_every_view_but_kept_in_the_log(seat_path):
     for a in ACTORS:
         seen = [e for e in s.transcript(a) if isinstance(e, CheckEvent)]
         assert [c.id for c in seen] == ["k2"], a
+        # from any index on, the session's own void list gives what reading the voids from the events gives
+        assert all(s.transcript(a, i) == seat_transcript(s.events, a, i) for i in range(len(s.events) + 1)), a
         lines = recent_transcript(s.transcript(a), a, s.observation(a), 10_000)
         assert not any("葵の判定:" in x for x in lines) and any("やり直し" in x for x in lines)
     # the terminal (a new screen, e.g. after resume) shows the story without the voided check
