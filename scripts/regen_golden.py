@@ -61,6 +61,10 @@ class _SeatViews:
         # the seat's transcript since its last view, by log line (1-based): an event seen whole is its line number,
         # one seen in part (speech only) is that part; voided checks and events for others are simply absent
         seen = {id(e): e for e in view.transcript(start)}
+        parts: dict[Any, Any] = {}  # the answers handed to the seat, by decision number (the first of each)
+        for x in seen.values():
+            if x.type == "answer":
+                parts.setdefault(x.seq, x)
         transcript: list[Any] = []
         for i in range(start, len(events)):
             e = events[i]
@@ -68,8 +72,7 @@ class _SeatViews:
             if got is not None:
                 transcript.append(i + 1)
             else:
-                part = next((x for x in seen.values() if getattr(x, "seq", None) == getattr(e, "seq", -1)
-                             and x.type == e.type == "answer"), None)
+                part = parts.get(e.seq) if e.type == "answer" else None
                 if part is not None:
                     transcript.append({"line": i + 1, "seen": part.model_dump(mode="json")})
         record: dict[str, Any] = {"type": "seat_view", "seq": decision.seq, "actor": actor,
