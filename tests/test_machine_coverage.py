@@ -114,10 +114,6 @@ def _variant(system_id: str, run: Run, tmp: Path) -> LoadedScenario:
     return load_scenario(out)
 
 
-def _phase_moves(events: Iterable[Any]) -> set[tuple[str, Edge]]:
-    return {(e.machine, (e.src, e.trigger, e.dst)) for e in events if isinstance(e, PhaseEvent)}
-
-
 def play(system_id: str, run: Run, tmp: Path) -> list[Outcome]:
     sc = _variant(system_id, run, tmp)
     options = run.session_options(sc)
@@ -126,15 +122,22 @@ def play(system_id: str, run: Run, tmp: Path) -> list[Outcome]:
         for seed in run.seeds:
             label = f"{system_id}:{run.id}:{Path(run.scenario).stem}:{mix}:seed{seed}"
             seats, s, error = Seats(seed, MIXES[mix]), None, None
+            moves: set[tuple[str, Edge]] = set()
+
+            def moved(cls: type, f: Any, moves: set[tuple[str, Edge]] = moves) -> None:
+                moves.add((f["machine"], (f["src"], f["trigger"], f["dst"])))
+
             try:
-                s = Session(sc, seed=seed, config=dict(run.config), options=options, keep_events=True)
+                # only the phase moves are read: the session keeps no events and builds only the phase events
+                s = Session(sc, seed=seed, config=dict(run.config), options=options, keep_events=False,
+                            on_event=moved, on_event_kinds=(PhaseEvent,))
                 while not s.is_over:
                     if s.pending is not None and s.pending.seq >= MAX_DECISIONS:
                         raise RuntimeError(f"more than {MAX_DECISIONS} decisions")
                     seats.answer(s)
             except Exception as e:  # noqa: BLE001 - the moves before a crash were taken all the same
                 error = f"{type(e).__name__}: {e}"
-            out.append(Outcome(label, _phase_moves(s.events) if s is not None else set(), error))
+            out.append(Outcome(label, moves, error))
     return out
 
 
