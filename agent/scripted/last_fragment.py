@@ -143,8 +143,8 @@ def free_action(d: Decision, v: SeatView) -> Any:
     if "bp:bp_revive" in ids:
         return "bp:bp_revive"
     secret = set(c.get("secret_fragments") or [])
-    for o in ids:
-        if o.startswith("share:") and o.endswith(":pcs") and o.split(":")[1] not in secret:
+    for o in ids:  # share:<fragment>:pcs (most ids end otherwise: that test first)
+        if o.endswith(":pcs") and o.startswith("share:") and o[6:-4] not in secret:
             return o
     for f in c.get("cooperative") or []:
         if f"come_out:{f}" in ids:

@@ -620,6 +620,7 @@ class ScenesMixin(GameBase):
         iname = self.iname
         holders = self.t.holders
         receivers = [p for p in here if not p.withdrawn]
+        pc_receivers = {p.id for p in receivers if p.is_pc}
         shares = self._share_pairs
         for fid in self.held(c.id):
             if fid in c.secrets:  # the original holder reveals its secret by coming out (§7.5)
@@ -633,7 +634,7 @@ class ScenesMixin(GameBase):
             made = shares.get(fid)
             if made is None:
                 made = shares[fid] = {"pcs": (f"share:{fid}:pcs", partial(_share_all_label, fname, fid))}
-            if any(p.is_pc for p in lacking):
+            if pc_receivers and not pc_receivers.issubset(have):  # a PC here lacks it
                 pairs.append(made["pcs"])
             for p in lacking:
                 pair = made.get(p.id)
@@ -792,7 +793,8 @@ FREE_KEYS: dict[str, Callable[..., Any]] = {
     "window": lambda g, c, w: w,
     "phase": lambda g, c, w: g.t.phase,
     "pcs": lambda g, c, w: [p.id for p in g.t.pcs()],
-    "secret_fragments": lambda g, c, w: [f for f in g.held(c.id) if f in g.secret_ids],
+    # (the scenario's order: secret_ids keeps it; held() would walk every fragment of the scenario)
+    "secret_fragments": lambda g, c, w: [f for f in g.secret_ids if g.holds(c.id, f)],
     "cooperative": lambda g, c, w: [f for f in c.secrets if g.frag[f].cooperative],
     "abnormality_level": lambda g, c, w: c.abnormality_level,
 }
