@@ -8,7 +8,7 @@ top-level ``cassettes/`` folder and are replayed with ``record_mode="none"`` by 
 from __future__ import annotations
 
 import contextlib
-
+import functools
 import json
 import socket
 import subprocess
@@ -34,21 +34,18 @@ def _drop_stainless_headers(request: Any) -> Any:
     return request
 
 
-#: parsed JSON bodies by their bytes (a bytes object caches its hash): a replay compares the request being made with
-#: every recorded one until one matches, so each recorded body is compared hundreds of times in a long session
-_PARSED: dict[bytes, Any] = {}
 _UNPARSED = object()
 
 
+@functools.lru_cache(maxsize=2048)
 def _parsed(body: bytes) -> Any:
-    got = _PARSED.get(body)
-    if got is None:
-        try:
-            got = json.loads(body)
-        except ValueError:
-            got = _UNPARSED
-        _PARSED[body] = got
-    return got
+    """A body's JSON value, parsed once per body (by its bytes, whose hash a bytes object keeps): a replay compares
+    the request being made with every recorded one until one matches, so a recorded body is compared hundreds of
+    times in a long session (a cassette has at most a few hundred; the cache is bounded all the same)."""
+    try:
+        return json.loads(body)
+    except ValueError:
+        return _UNPARSED
 
 
 def _first_difference(a: bytes, b: bytes) -> int:
